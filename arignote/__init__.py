@@ -1,0 +1,38 @@
+"""arignote: define, differentiate, rewrite and compile expressions over arrays as graphs.
+
+>>> import arignote
+>>> import arignote.tensor as pt
+>>> x = pt.dvector("x")
+>>> f = arignote.function([x], (x ** 2).sum())
+>>> float(f([1.0, 2.0]))
+5.0
+"""
+
+from arignote import tensor  # noqa: F401  (registers tensor types, ops and rewrites)
+from arignote.tensor import sharedvar as _sharedvar  # noqa: F401  (the tensor shared kind)
+from arignote import compile, gradient, printing  # noqa: F401
+from arignote.compile import In, Mode, Out, function, get_mode, shared
+from arignote.config import config
+from arignote.gradient import Lop, Rop, grad
+from arignote.graph.replace import clone_replace, graph_replace
+from arignote.printing import debugprint as dprint
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "In",
+    "Lop",
+    "Mode",
+    "Out",
+    "Rop",
+    "clone_replace",
+    "config",
+    "dprint",
+    "function",
+    "get_mode",
+    "grad",
+    "gradient",
+    "graph_replace",
+    "printing",
+    "shared",
+]

@@ -1,0 +1,69 @@
+"""Compiling graphs into callables: ``function``, ``In``/``Out``, modes, shared variables."""
+
+from typing import Any
+
+from arignote.compile import io, mode, sharedvalue
+from arignote.compile.function import Function, FunctionMaker, UnusedInputError, function
+from arignote.compile.io import In, Out
+from arignote.compile.mode import FAST_COMPILE, FAST_RUN, Mode, get_mode, register_mode
+from arignote.compile.ops import DeepCopyOp, ViewOp, as_op, deep_copy_op, view_op
+from arignote.compile.sharedvalue import SharedVariable, shared
+from arignote.graph import basic as _graph_basic
+from arignote.graph.basic import Variable, graph_inputs
+from arignote.graph.basic import Constant as _Constant
+
+
+def _evaluate(var: Variable, inputs_to_values: dict | None = None, **kwargs: Any) -> Any:
+    """``Variable.eval``: compile once per set of inputs (cached on the variable), then call."""
+    inputs_to_values = dict(inputs_to_values or {})
+    if inputs_to_values:
+        by_name = {v.name: v for v in graph_inputs([var]) if v.name is not None}
+        resolved = {}
+        for key, value in inputs_to_values.items():
+            if isinstance(key, str):
+                if key not in by_name:
+                    raise ValueError(f"{var} depends on no input named {key!r}")
+                key = by_name[key]
+            resolved[key] = value
+        inputs_to_values = resolved
+    inputs = list(inputs_to_values)
+    missing = [
+        v for v in graph_inputs([var])
+        if v.owner is None and not isinstance(v, (_Constant, SharedVariable)) and v not in inputs
+    ]
+    if missing:
+        raise ValueError(f"{var}.eval() needs values for the inputs {missing}")
+    cache = var.__dict__.setdefault("_eval_cache", {})
+    key = (tuple(inputs), tuple(sorted(kwargs.items())))
+    fn = cache.get(key)
+    if fn is None:
+        fn = function(inputs, var, on_unused_input="ignore", **kwargs)
+        cache[key] = fn
+    return fn(*[inputs_to_values[i] for i in inputs])
+
+
+_graph_basic.register_evaluator(_evaluate)
+
+__all__ = [
+    "FAST_COMPILE",
+    "FAST_RUN",
+    "DeepCopyOp",
+    "Function",
+    "FunctionMaker",
+    "In",
+    "Mode",
+    "Out",
+    "SharedVariable",
+    "UnusedInputError",
+    "ViewOp",
+    "as_op",
+    "deep_copy_op",
+    "function",
+    "get_mode",
+    "io",
+    "mode",
+    "register_mode",
+    "shared",
+    "sharedvalue",
+    "view_op",
+]

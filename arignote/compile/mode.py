@@ -1,0 +1,118 @@
+"""``Mode``: how a function is compiled — a linker and a rewrite pipeline, as one value."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from arignote.config import config
+from arignote.compile.pipeline import make_pipeline
+from arignote.graph.rewriting.basic import GraphRewriter
+from arignote.link.basic import Linker
+from arignote.link.vm import VMLinker
+
+#: Linker factories by name; backends add theirs.
+LINKERS: dict[str, Callable[[], Linker]] = {
+    "vm": lambda: VMLinker(allow_gc=None),
+    "vm_nogc": lambda: VMLinker(allow_gc=False),
+    "cvm": lambda: VMLinker(allow_gc=None),  # accepted for compatibility: the Python VM
+    "py": lambda: VMLinker(allow_gc=False),
+}
+
+
+def register_linker(name: str, factory: Callable[[], Linker]) -> None:
+    """Make ``Mode(linker=name)`` build its linker with ``factory``."""
+    LINKERS[name] = factory
+
+
+class Mode:
+    """A compilation mode: ``Mode(linker="vm", optimizer="fast_run")``.
+
+    ``optimizer`` is a pipeline name ("fast_run", "fast_compile", "merge", None) or a
+    GraphRewriter; ``including``/``excluding``/``requiring`` return modes with the rewrite
+    selection changed by name or tag (e.g. ``mode.excluding("fusion")``).
+    """
+
+    def __init__(self, linker: str | Linker | None = None, optimizer: Any = "default",
+                 include: tuple = (), exclude: tuple = (), require: tuple = ()) -> None:
+        self.linker_spec = config.linker if linker is None else linker
+        if optimizer == "default":
+            optimizer = config.optimizer
+        if optimizer is None:
+            optimizer = "none"
+        self.optimizer_spec = optimizer
+        self.include = tuple(include)
+        self.exclude = tuple(exclude)
+        self.require = tuple(require)
+        if isinstance(self.linker_spec, str) and self.linker_spec not in LINKERS:
+            raise ValueError(f"Unknown linker {self.linker_spec!r}; known: {sorted(LINKERS)}")
+        if not isinstance(optimizer, (str, GraphRewriter)):
+            raise TypeError(f"optimizer must be a pipeline name or a GraphRewriter, got {optimizer!r}")
+
+    @property
+    def linker(self) -> Linker:
+        """A fresh linker for one compilation."""
+        if isinstance(self.linker_spec, Linker):
+            return self.linker_spec.clone() if hasattr(self.linker_spec, "clone") else self.linker_spec
+        return LINKERS[self.linker_spec]()
+
+    @property
+    def optimizer(self) -> GraphRewriter:
+        """The rewriter applied to the graph before linking."""
+        if isinstance(self.optimizer_spec, GraphRewriter):
+            return self.optimizer_spec
+        return make_pipeline(self.optimizer_spec, self.include, self.exclude, self.require)
+
+    def _derive(self, **changes: Any) -> Mode:
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
+
+    def including(self, *tags: str) -> Mode:
+        return self._derive(include=self.include + tags)
+
+    def excluding(self, *tags: str) -> Mode:
+        return self._derive(exclude=self.exclude + tags)
+
+    def requiring(self, *tags: str) -> Mode:
+        return self._derive(require=self.require + tags)
+
+    def clone(self, link_kwargs: dict | None = None, optimizer: Any = "", **kwargs: Any) -> Mode:
+        return self._derive(optimizer_spec=self.optimizer_spec if optimizer == "" else optimizer)
+
+    def __str__(self) -> str:
+        return (f"Mode(linker={self.linker_spec}, optimizer={self.optimizer_spec}"
+                + (f", include={self.include}" if self.include else "")
+                + (f", exclude={self.exclude}" if self.exclude else "") + ")")
+
+    __repr__ = __str__
+
+
+FAST_COMPILE = Mode("vm", "fast_compile")
+FAST_RUN = Mode("vm", "fast_run")
+
+#: Modes by name; DebugMode and NanGuardMode register themselves here.
+predefined_modes: dict[str, Any] = {
+    "FAST_COMPILE": FAST_COMPILE,
+    "FAST_RUN": FAST_RUN,
+}
+
+
+def register_mode(name: str, mode: Any) -> None:
+    """Make ``get_mode(name)`` (and ``function(..., mode=name)``) return ``mode``."""
+    predefined_modes[name] = mode
+
+
+def get_mode(mode: str | Mode | None) -> Mode:
+    """The Mode for ``mode``: a Mode passes through; names are looked up; None is config.mode."""
+    if mode is None:
+        mode = config.mode
+    if isinstance(mode, Mode):
+        return mode
+    if isinstance(mode, str):
+        found = predefined_modes.get(mode)
+        if found is None:
+            raise ValueError(f"Unknown mode {mode!r}; known: {sorted(predefined_modes)}")
+        return found() if callable(found) and not isinstance(found, Mode) else found
+    raise TypeError(f"mode must be a Mode or a mode name, got {mode!r}")

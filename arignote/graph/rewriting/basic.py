@@ -1,0 +1,518 @@
+"""Rewriters: node rewriters (one node at a time) and graph rewriters (a whole graph).
+
+A :class:`NodeRewriter` looks at one Apply node and returns ``None``/``False`` for "no change",
+or the replacements for its outputs (a list with one entry per output, or a dict from old to new
+variables). It never edits the graph itself: the walker that runs it applies the replacements
+through ``fgraph.replace_all_validate``, which undoes them if a feature objects.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from arignote.config import config
+from arignote.graph.basic import Apply, Constant, Variable
+from arignote.graph.features import Feature, InconsistencyError, ReplaceValidate
+from arignote.graph.fg import FunctionGraph
+from arignote.graph.op import Op
+
+
+class Rewriter:
+    """Something that rewrites graphs; has a ``name`` for traces and databases."""
+
+    name: str | None = None
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        """Attach the features this rewriter needs (``ReplaceValidate`` by default)."""
+        fgraph.attach_feature(ReplaceValidate())
+
+    def __str__(self) -> str:
+        return self.name or type(self).__name__
+
+    __repr__ = __str__
+
+
+class GraphRewriter(Rewriter):
+    """Rewrites a whole :class:`FunctionGraph`; ``apply`` returns whether it changed anything."""
+
+    def apply(self, fgraph: FunctionGraph) -> bool:
+        raise NotImplementedError(f"{type(self).__name__} must define apply(fgraph)")
+
+    def rewrite(self, fgraph: FunctionGraph) -> bool:
+        self.add_requirements(fgraph)
+        return bool(self.apply(fgraph))
+
+    def __call__(self, fgraph: FunctionGraph) -> bool:
+        return self.rewrite(fgraph)
+
+
+class NodeRewriter(Rewriter):
+    """Rewrites one node; ``tracks()`` lists the op classes or instances it applies to."""
+
+    def tracks(self) -> Sequence[Any] | None:
+        """Op classes or instances this rewriter may change (None: any node)."""
+        return None
+
+    def transform(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define transform(fgraph, node)")
+
+
+class FromFunctionNodeRewriter(NodeRewriter):
+    """A node rewriter made from a plain function (see :func:`node_rewriter`)."""
+
+    def __init__(
+        self, fn: Callable, tracks: Sequence[Any] | None, requirements: Sequence[Callable] = ()
+    ) -> None:
+        self.fn = fn
+        self._tracks = list(tracks) if tracks is not None else None
+        self.requirements = tuple(requirements)
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def tracks(self) -> Sequence[Any] | None:
+        return self._tracks
+
+    def transform(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        return self.fn(fgraph, node)
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        super().add_requirements(fgraph)
+        for requirement in self.requirements:
+            requirement(fgraph)
+
+    def __call__(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        return self.fn(fgraph, node)
+
+
+def node_rewriter(
+    tracks: Sequence[Any] | None, inplace: bool = False, requirements: Sequence[Callable] = ()
+) -> Callable[[Callable], FromFunctionNodeRewriter]:
+    """Decorator turning ``fn(fgraph, node)`` into a :class:`NodeRewriter` for ``tracks``.
+
+    ``tracks`` lists Op classes (matching subclasses too) or Op instances (matching equal ops);
+    ``None`` means every node. The function returns None for no change, else a list or dict of
+    replacements.
+    """
+    if tracks is not None:
+        tracks = list(tracks)
+        for t in tracks:
+            if not (isinstance(t, Op) or (isinstance(t, type) and issubclass(t, Op))):
+                raise TypeError(f"node_rewriter tracks Op classes or instances, got {t!r}")
+
+    def decorator(fn: Callable) -> FromFunctionNodeRewriter:
+        return FromFunctionNodeRewriter(fn, tracks, requirements)
+
+    return decorator
+
+
+class SequentialNodeRewriter(NodeRewriter):
+    """Tries several node rewriters in turn and returns the first change."""
+
+    def __init__(self, *rewriters: NodeRewriter, name: str | None = None) -> None:
+        self.rewriters = list(rewriters)
+        self.name = name
+        self.tracker = OpToRewriterTracker(self.rewriters)
+
+    def tracks(self) -> Sequence[Any] | None:
+        tracked: list = []
+        for rewriter in self.rewriters:
+            t = rewriter.tracks()
+            if t is None:
+                return None
+            tracked.extend(t)
+        return tracked
+
+    def transform(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        for rewriter in self.tracker.get_trackers(node.op):
+            result = rewriter.transform(fgraph, node)
+            if result:
+                return result
+        return None
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        for rewriter in self.rewriters:
+            rewriter.add_requirements(fgraph)
+
+
+class OpToRewriterTracker:
+    """Finds the node rewriters that track a given op (by class, through the MRO, or instance)."""
+
+    def __init__(self, rewriters: Iterable[NodeRewriter] = ()) -> None:
+        self.by_type: dict[type, list] = {}
+        self.by_instance: dict[Op, list] = {}
+        self.untracked: list = []
+        self._cache: dict[Any, list] = {}
+        self._order: dict[NodeRewriter, int] = {}
+        for rewriter in rewriters:
+            self.add(rewriter)
+
+    def add(self, rewriter: NodeRewriter) -> None:
+        self._order.setdefault(rewriter, len(self._order))
+        self._cache.clear()
+        tracks = rewriter.tracks()
+        if tracks is None:
+            self.untracked.append(rewriter)
+            return
+        for t in tracks:
+            table = self.by_type if isinstance(t, type) else self.by_instance
+            table.setdefault(t, []).append(rewriter)
+
+    def get_trackers(self, op: Op) -> list:
+        """The rewriters that apply to ``op``, in registration order."""
+        try:
+            return self._cache[op]
+        except (KeyError, TypeError):
+            pass
+        found = set(self.untracked) | set(self.by_instance.get(op, ()))
+        for cls in type(op).__mro__:
+            found.update(self.by_type.get(cls, ()))
+        ordered = sorted(found, key=self._order.__getitem__)
+        try:
+            self._cache[op] = ordered
+        except TypeError:
+            pass
+        return ordered
+
+
+# -- applying replacements ------------------------------------------------------------------
+
+
+class RewriteError(Exception):
+    """A rewriter misbehaved (returned bad replacements or raised)."""
+
+
+def replacements_for(rewriter: Any, node: Apply, result: Any) -> list[tuple[Variable, Variable]]:
+    """Normalize what ``rewriter.transform`` returned into checked ``(old, new)`` pairs."""
+    if isinstance(result, dict):
+        pairs = [(old, new) for old, new in result.items() if old != "remove"]
+    elif isinstance(result, (list, tuple)):
+        if len(result) != len(node.outputs):
+            raise RewriteError(
+                f"Rewriter {rewriter} returned {len(result)} replacements for {node}, which has "
+                f"{len(node.outputs)} outputs"
+            )
+        pairs = list(zip(node.outputs, result))
+    else:
+        raise RewriteError(
+            f"Rewriter {rewriter} returned {type(result).__name__} for {node}; expected None, a "
+            "list or a dict"
+        )
+    checked = []
+    for old, new in pairs:
+        if new is None or old is new:
+            continue
+        if not isinstance(new, Variable):
+            raise RewriteError(f"Rewriter {rewriter} replaced {old} by a non-variable {new!r}")
+        try:
+            new = old.type.filter_variable(new, allow_convert=True)
+        except (TypeError, ValueError) as err:
+            raise TypeError(
+                f"Rewriter {rewriter} produced an incompatible replacement for {old} in {node}: "
+                f"expected type {old.type}, got {new.type} ({new})"
+            ) from err
+        checked.append((old, new))
+    return checked
+
+
+def handle_rewrite_error(rewriter: Any, node: Apply | None, error: Exception) -> None:
+    """Apply ``config.on_rewrite_error``: raise, warn (and skip), or ignore."""
+    policy = config.on_rewrite_error
+    if policy == "raise":
+        raise error
+    if policy == "warn":
+        where = f" on {node}" if node is not None else ""
+        warnings.warn(
+            f"Rewrite {rewriter} failed{where} and was skipped: {type(error).__name__}: {error}",
+            RewriteWarning,
+            stacklevel=3,
+        )
+
+
+class RewriteWarning(UserWarning):
+    """A rewrite failed and was skipped (``config.on_rewrite_error="warn"``)."""
+
+
+def apply_node_rewriter(fgraph: FunctionGraph, rewriter: NodeRewriter, node: Apply) -> bool:
+    """Run ``rewriter`` on ``node`` and apply its replacements; return whether it changed."""
+    try:
+        result = rewriter.transform(fgraph, node)
+        if not result:
+            return False
+        pairs = replacements_for(rewriter, node, result)
+        if not pairs:
+            return False
+        fgraph.replace_all_validate(pairs, reason=rewriter)
+    except InconsistencyError:
+        return False  # a feature vetoed the change; it has been undone
+    except Exception as err:
+        handle_rewrite_error(rewriter, node, err)
+        return False
+    if config.check_integrity:
+        fgraph.check_integrity()
+    return True
+
+
+class _NodeQueue(Feature):
+    """Follows graph changes on behalf of a walker: new nodes and rewired clients are revisited."""
+
+    def __init__(self, queue: deque, revisit_clients: bool) -> None:
+        self.queue = queue
+        self.revisit_clients = revisit_clients
+
+    def on_import(self, fgraph, node, reason):
+        self.queue.append(node)
+
+    def on_change_input(self, fgraph, node, i, var, new_var, reason=None):
+        if self.revisit_clients and node != "output":
+            self.queue.append(node)
+
+
+# -- walkers --------------------------------------------------------------------------------
+
+
+class WalkingGraphRewriter(GraphRewriter):
+    """Applies one node rewriter to every node, in input-to-output or output-to-input order.
+
+    Nodes created by a rewrite are visited too (unless ``ignore_newtrees``), once.
+    """
+
+    def __init__(
+        self, node_rewriter: NodeRewriter, order: str = "in_to_out", ignore_newtrees: bool = False,
+        name: str | None = None,
+    ) -> None:
+        if order not in ("in_to_out", "out_to_in"):
+            raise ValueError(f"order must be 'in_to_out' or 'out_to_in', got {order!r}")
+        self.node_rewriter = node_rewriter
+        self.order = order
+        self.ignore_newtrees = ignore_newtrees
+        self.name = name or f"{order}({node_rewriter})"
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        super().add_requirements(fgraph)
+        self.node_rewriter.add_requirements(fgraph)
+
+    def apply(self, fgraph: FunctionGraph) -> bool:
+        order = fgraph.toposort()
+        if self.order == "out_to_in":
+            order.reverse()
+        queue: deque = deque(order)
+        follower = None if self.ignore_newtrees else _NodeQueue(queue, revisit_clients=False)
+        if follower is not None:
+            fgraph.attach_feature(follower)
+        changed = False
+        tracker = OpToRewriterTracker([self.node_rewriter])
+        try:
+            while queue:
+                node = queue.popleft()
+                if node not in fgraph.apply_nodes or not tracker.get_trackers(node.op):
+                    continue
+                changed |= apply_node_rewriter(fgraph, self.node_rewriter, node)
+        finally:
+            if follower is not None:
+                fgraph.remove_feature(follower)
+        return changed
+
+
+def _combine(rewriters: Sequence[NodeRewriter]) -> NodeRewriter:
+    return rewriters[0] if len(rewriters) == 1 else SequentialNodeRewriter(*rewriters)
+
+
+def in2out(*rewriters: NodeRewriter, name: str | None = None, **kwargs: Any) -> WalkingGraphRewriter:
+    """Walk the graph from inputs to outputs applying ``rewriters`` (tried in order)."""
+    return WalkingGraphRewriter(_combine(rewriters), "in_to_out", name=name, **kwargs)
+
+
+def out2in(*rewriters: NodeRewriter, name: str | None = None, **kwargs: Any) -> WalkingGraphRewriter:
+    """Walk the graph from outputs to inputs applying ``rewriters`` (tried in order)."""
+    return WalkingGraphRewriter(_combine(rewriters), "out_to_in", name=name, **kwargs)
+
+
+class SequentialGraphRewriter(GraphRewriter):
+    """Runs graph rewriters one after the other."""
+
+    def __init__(self, *rewriters: GraphRewriter, name: str | None = None) -> None:
+        if len(rewriters) == 1 and isinstance(rewriters[0], (list, tuple)):
+            rewriters = tuple(rewriters[0])
+        self.rewriters = list(rewriters)
+        self.name = name
+        self.timings: list[tuple[str, float]] = []
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        super().add_requirements(fgraph)
+        for rewriter in self.rewriters:
+            rewriter.add_requirements(fgraph)
+
+    def apply(self, fgraph: FunctionGraph) -> bool:
+        changed = False
+        self.timings = []
+        for rewriter in self.rewriters:
+            start = time.perf_counter()
+            try:
+                changed |= bool(rewriter.apply(fgraph))
+            except Exception as err:
+                handle_rewrite_error(rewriter, None, err)
+            self.timings.append((str(rewriter), time.perf_counter() - start))
+        return changed
+
+
+class EquilibriumGraphRewriter(GraphRewriter):
+    """Applies node (and graph) rewriters until none of them changes the graph any more.
+
+    Works from a queue: every node is visited once, then only nodes created by a rewrite and
+    nodes whose inputs were rewired are revisited, so the cost follows the amount of change
+    rather than (passes x graph size). ``max_use_ratio`` bounds how often each rewriter may
+    fire (times the initial node count) to stop rewrite cycles.
+    """
+
+    def __init__(
+        self,
+        rewriters: Iterable[Rewriter],
+        max_use_ratio: float = 10.0,
+        name: str | None = None,
+        max_passes: int = 50,
+    ) -> None:
+        rewriters = list(rewriters)
+        self.node_rewriters = [r for r in rewriters if isinstance(r, NodeRewriter)]
+        self.graph_rewriters = [r for r in rewriters if isinstance(r, GraphRewriter)]
+        unknown = [r for r in rewriters if not isinstance(r, (NodeRewriter, GraphRewriter))]
+        if unknown:
+            raise TypeError(f"EquilibriumGraphRewriter takes rewriters, got {unknown}")
+        self.tracker = OpToRewriterTracker(self.node_rewriters)
+        self.max_use_ratio = max_use_ratio
+        self.max_passes = max_passes
+        self.name = name
+        self.fire_counts: dict[str, int] = {}
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        super().add_requirements(fgraph)
+        for rewriter in (*self.node_rewriters, *self.graph_rewriters):
+            rewriter.add_requirements(fgraph)
+
+    def apply(self, fgraph: FunctionGraph) -> bool:
+        self.fire_counts = {}
+        max_uses = max(100, int(self.max_use_ratio * max(len(fgraph.apply_nodes), 1)))
+        changed_any = False
+        for _ in range(self.max_passes):
+            changed = self._run_graph_rewriters(fgraph)
+            changed |= self._run_node_rewriters(fgraph, max_uses)
+            changed_any |= changed
+            if not changed or not self.graph_rewriters:
+                return changed_any
+        warnings.warn(
+            f"{self} stopped after {self.max_passes} passes without reaching a fixed point",
+            RewriteWarning,
+            stacklevel=2,
+        )
+        return changed_any
+
+    def _run_graph_rewriters(self, fgraph: FunctionGraph) -> bool:
+        changed = False
+        for rewriter in self.graph_rewriters:
+            try:
+                changed |= bool(rewriter.apply(fgraph))
+            except Exception as err:
+                handle_rewrite_error(rewriter, None, err)
+        return changed
+
+    def _run_node_rewriters(self, fgraph: FunctionGraph, max_uses: int) -> bool:
+        queue: deque = deque(fgraph.toposort())
+        follower = _NodeQueue(queue, revisit_clients=True)
+        fgraph.attach_feature(follower)
+        changed = False
+        try:
+            while queue:
+                node = queue.popleft()
+                if node not in fgraph.apply_nodes:
+                    continue
+                for rewriter in self.tracker.get_trackers(node.op):
+                    if not apply_node_rewriter(fgraph, rewriter, node):
+                        continue
+                    changed = True
+                    self._count(rewriter, max_uses)
+                    break
+        finally:
+            fgraph.remove_feature(follower)
+        return changed
+
+    def _count(self, rewriter: NodeRewriter, max_uses: int) -> None:
+        key = str(rewriter)
+        count = self.fire_counts.get(key, 0) + 1
+        self.fire_counts[key] = count
+        if count > max_uses:
+            raise RewriteError(
+                f"{self}: rewriter {key} fired {count} times (more than {max_uses}); it probably "
+                "undoes another rewrite or rewrites its own output"
+            )
+
+
+# -- merging --------------------------------------------------------------------------------
+
+
+class MergeOptimizer(GraphRewriter):
+    """Merges equal constants and identical computations (same op, same inputs).
+
+    Relies on the Op contract's promise that equal ops compute the same thing. Nodes that
+    destroy an input are never merged: each needs its own input.
+    """
+
+    name = "merge"
+
+    def apply(self, fgraph: FunctionGraph) -> bool:
+        changed = self._merge_constants(fgraph)
+        seen: dict = {}
+        for node in fgraph.toposort():
+            if node not in fgraph.apply_nodes or getattr(node.op, "destroy_map", None):
+                continue
+            try:
+                key = (node.op, tuple(node.inputs))
+                hash(key)
+            except TypeError:
+                continue
+            kept = seen.get(key)
+            if kept is None:
+                seen[key] = node
+                continue
+            pairs = [
+                (old, new) for old, new in zip(node.outputs, kept.outputs) if old.type == new.type
+            ]
+            if len(pairs) != len(node.outputs):
+                continue
+            try:
+                fgraph.replace_all_validate(pairs, reason=self)
+                changed = True
+            except InconsistencyError:
+                continue
+        return changed
+
+    def _merge_constants(self, fgraph: FunctionGraph) -> bool:
+        first: dict = {}
+        pairs = []
+        for var in list(fgraph.variables):
+            if not isinstance(var, Constant) or not fgraph.clients.get(var):
+                continue
+            try:
+                signature = var.signature()
+                kept = first.setdefault(signature, var)
+            except TypeError:
+                continue
+            if kept is not var:
+                pairs.append((var, kept))
+        for old, new in pairs:
+            fgraph.replace(old, new, reason=self)
+        return bool(pairs)
+
+
+def copy_stack_trace(from_var: Variable | Sequence[Variable], to_var: Any) -> None:
+    """Give ``to_var`` (variables) the creation trace of ``from_var`` for error messages."""
+    sources = [from_var] if isinstance(from_var, Variable) else list(from_var)
+    trace: list = []
+    for source in sources:
+        trace.extend(getattr(source.tag, "trace", []))
+    targets = [to_var] if isinstance(to_var, Variable) else list(to_var)
+    for target in targets:
+        if isinstance(target, Variable):
+            target.tag.trace = list(trace)

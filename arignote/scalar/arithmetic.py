@@ -1,0 +1,346 @@
+"""Scalar arithmetic, comparison, logical, selection and cast ops, with their derivatives."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from arignote.graph.grad_types import disconnected
+from arignote.scalar.basic import (
+    BinaryScalarOp,
+    ScalarOp,
+    ScalarType,
+    UnaryScalarOp,
+    as_scalar,
+    bool_out,
+    get_scalar_type,
+    grad_dtype,
+    is_discrete,
+    zero_grad_for,
+)
+
+
+def _grad_or_zero(x, term):
+    """``term`` as the gradient for ``x``, or zero when ``x`` is discrete-valued."""
+    return zero_grad_for(x) if is_discrete(x) else term
+
+
+def _zero_grads(inputs):
+    return [zero_grad_for(x) for x in inputs]
+
+
+class Add(ScalarOp):
+    nfunc = np.add
+    commutative = associative = True
+    identity = 0
+
+    def L_op(self, inputs, outputs, output_grads):
+        (gz,) = output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        return [_grad_or_zero(x, gz) for x in inputs]  # d(sum)/dx_i = 1
+
+
+class Mul(ScalarOp):
+    nfunc = np.multiply
+    commutative = associative = True
+    identity = 1
+
+    def L_op(self, inputs, outputs, output_grads):
+        (gz,) = output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        grads = []
+        for i, x in enumerate(inputs):
+            others = [y for j, y in enumerate(inputs) if j != i]
+            # d(prod)/dx_i = product of the other factors
+            term = gz * (mul(*others) if len(others) > 1 else others[0])
+            grads.append(_grad_or_zero(x, term))
+        return grads
+
+
+class Sub(BinaryScalarOp):
+    nfunc = np.subtract
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        return [_grad_or_zero(x, gz), _grad_or_zero(y, neg(gz))]
+
+
+class TrueDiv(BinaryScalarOp):
+    nfunc = np.true_divide
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (z,), (gz,) = inputs, outputs, output_grads
+        # z = x / y: dz/dx = 1/y, dz/dy = -x/y^2 = -z/y
+        return [_grad_or_zero(x, gz / y), _grad_or_zero(y, neg(gz) * z / y)]
+
+
+class IntDiv(BinaryScalarOp):
+    nfunc = np.floor_divide
+
+    def L_op(self, inputs, outputs, output_grads):
+        return _zero_grads(inputs)  # floor(x / y) is piecewise constant
+
+
+class Mod(BinaryScalarOp):
+    nfunc = np.mod
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        # x mod y = x - y * floor(x / y): d/dx = 1, d/dy = -floor(x / y)
+        return [_grad_or_zero(x, gz), _grad_or_zero(y, neg(gz) * floor(x / y))]
+
+
+class Neg(UnaryScalarOp):
+    nfunc = np.negative
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (gz,) = inputs, output_grads
+        return [_grad_or_zero(x, neg(gz))] if not is_discrete(outputs[0]) else _zero_grads(inputs)
+
+
+class Abs(UnaryScalarOp):
+    nfunc = np.absolute
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        if x.type.dtype.startswith("complex"):
+            return [gz * x / outputs[0]]  # d|x| along the real direction of x
+        return [gz * sign(x)]
+
+
+class Sign(UnaryScalarOp):
+    nfunc = np.sign
+
+    def L_op(self, inputs, outputs, output_grads):
+        return _zero_grads(inputs)  # piecewise constant
+
+
+class Floor(UnaryScalarOp):
+    nfunc = np.floor
+
+    def L_op(self, inputs, outputs, output_grads):
+        return _zero_grads(inputs)
+
+
+class Maximum(BinaryScalarOp):
+    nfunc = np.maximum
+    commutative = associative = True
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        # the gradient flows to the larger input (to x on ties)
+        x_wins = ge(x, y)
+        return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
+
+
+class Minimum(BinaryScalarOp):
+    nfunc = np.minimum
+    commutative = associative = True
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        x_wins = le(x, y)
+        return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
+
+
+class Comparison(BinaryScalarOp):
+    """A boolean-valued comparison: its gradient is zero almost everywhere."""
+
+    def output_types(self, types):
+        return bool_out(*types)
+
+    def L_op(self, inputs, outputs, output_grads):
+        return _zero_grads(inputs)
+
+
+class LT(Comparison):
+    nfunc = np.less
+
+
+class GT(Comparison):
+    nfunc = np.greater
+
+
+class LE(Comparison):
+    nfunc = np.less_equal
+
+
+class GE(Comparison):
+    nfunc = np.greater_equal
+
+
+class EQ(Comparison):
+    nfunc = np.equal
+    commutative = True
+
+
+class NEQ(Comparison):
+    nfunc = np.not_equal
+    commutative = True
+
+
+class BitwiseOp(ScalarOp):
+    """Logical on booleans, bitwise on integers; undefined on floats (as in NumPy)."""
+
+    def L_op(self, inputs, outputs, output_grads):
+        return _zero_grads(inputs)
+
+
+class AND(BitwiseOp):
+    nfunc = np.bitwise_and
+    nin = 2
+    commutative = associative = True
+
+
+class OR(BitwiseOp):
+    nfunc = np.bitwise_or
+    nin = 2
+    commutative = associative = True
+
+
+class XOR(BitwiseOp):
+    nfunc = np.bitwise_xor
+    nin = 2
+    commutative = associative = True
+
+
+class Invert(BitwiseOp):
+    nfunc = np.invert
+    nin = 1
+
+
+class Switch(ScalarOp):
+    """``switch(cond, a, b)``: ``a`` where ``cond`` is true, else ``b`` (``np.where``)."""
+
+    nin = 3
+    nfunc = staticmethod(np.where)
+
+    def output_types(self, types):
+        _cond, a, b = types  # any condition dtype works: it is compared with zero
+        return [get_scalar_type(np.result_type(a.dtype, b.dtype).name)]
+
+    def L_op(self, inputs, outputs, output_grads):
+        (cond, a, b), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        return [
+            zero_grad_for(cond),
+            _grad_or_zero(a, switch(cond, gz, 0)),
+            _grad_or_zero(b, switch(cond, 0, gz)),
+        ]
+
+
+class Second(BinaryScalarOp):
+    """``second(x, y)``: the value of ``y``, broadcast to the shape of ``x`` and ``y`` (``fill``)."""
+
+    def output_types(self, types):
+        return [types[1]]
+
+    def elementwise(self, x, y):
+        shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+        out = np.empty(shape, dtype=np.asarray(y).dtype)
+        out[...] = y
+        return out
+
+    def connection_pattern(self, node):
+        return [[False], [True]]  # only the shape of x matters
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        return [disconnected(), _grad_or_zero(y, gz)]
+
+
+class Identity(UnaryScalarOp):
+    nfunc = staticmethod(np.positive)
+
+    def output_types(self, types):
+        return [types[0]]
+
+    def elementwise(self, x):
+        return np.array(x, copy=True) if isinstance(x, np.ndarray) else x
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (gz,) = inputs, output_grads
+        return [_grad_or_zero(x, gz)]
+
+
+class Cast(UnaryScalarOp):
+    """Conversion to the dtype of ``o_type`` (``x.astype(dtype)``)."""
+
+    __props__ = ("o_type",)
+
+    def __init__(self, o_type: ScalarType, name: str | None = None) -> None:
+        if not isinstance(o_type, ScalarType):
+            raise TypeError(f"Cast expects a ScalarType, got {o_type!r}")
+        super().__init__(name=name or f"convert_to_{o_type.dtype}")
+        self.o_type = o_type
+
+    def output_types(self, types):
+        return [self.o_type]
+
+    def elementwise(self, x: Any) -> Any:
+        return np.asarray(x).astype(self.o_type.dtype)
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]) or is_discrete(x):
+            # int(x) is piecewise constant; an integer input gets a float zero (see the contract)
+            if is_discrete(outputs[0]):
+                return [zero_grad_for(x)]
+            return [cast(gz, grad_dtype(x))]
+        return [cast(gz, x.type.dtype)]
+
+
+@cache
+def _cast_op(dtype: str) -> Cast:
+    return Cast(get_scalar_type(dtype))
+
+
+def cast(x: Any, dtype: str) -> Any:
+    """``x`` converted to ``dtype`` (the variable itself when it already has it)."""
+    x = as_scalar(x)
+    dtype = np.dtype(dtype).name
+    if x.type.dtype == dtype:
+        return x
+    return _cast_op(dtype)(x)
+
+
+add = Add(name="add")
+mul = Mul(name="mul")
+sub = Sub(name="sub")
+true_div = TrueDiv(name="true_div")
+int_div = IntDiv(name="int_div")
+mod = Mod(name="mod")
+neg = Neg(name="neg")
+abs = Abs(name="abs")
+sign = Sign(name="sign")
+floor = Floor(name="floor")
+maximum = Maximum(name="maximum")
+minimum = Minimum(name="minimum")
+lt = LT(name="lt")
+gt = GT(name="gt")
+le = LE(name="le")
+ge = GE(name="ge")
+eq = EQ(name="eq")
+neq = NEQ(name="neq")
+and_ = AND(name="and_")
+or_ = OR(name="or_")
+xor = XOR(name="xor")
+invert = Invert(name="invert")
+switch = Switch(name="switch")
+identity = Identity(name="identity")
+second = Second(name="second")

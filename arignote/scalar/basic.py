@@ -1,0 +1,331 @@
+"""Scalar types and the ``ScalarOp`` base class: the building blocks of elementwise ops.
+
+A scalar op describes one elementwise computation three ways: ``nfunc`` (a NumPy ufunc or
+ufunc-like callable, used on whole arrays by ``Elemwise``), ``impl`` (on scalars), and symbolic
+derivatives written with other scalar ops (``L_op``/``grad``), which ``Elemwise`` lifts to
+tensors. Output dtypes follow NumPy: by default they are what ``nfunc.resolve_dtypes`` says.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from functools import cache, reduce
+from typing import Any
+
+import numpy as np
+
+from arignote.config import config
+from arignote.graph.basic import Apply, Constant, Variable
+from arignote.graph.op import Op
+from arignote.graph.type import Type
+from arignote.graph.utils import MethodNotDefined
+
+bool_dtypes = ("bool",)
+int_dtypes = ("int8", "int16", "int32", "int64")
+uint_dtypes = ("uint8", "uint16", "uint32", "uint64")
+float_dtypes = ("float16", "float32", "float64")
+complex_dtypes = ("complex64", "complex128")
+integer_dtypes = int_dtypes + uint_dtypes
+discrete_dtypes = bool_dtypes + integer_dtypes
+continuous_dtypes = float_dtypes + complex_dtypes
+all_dtypes = discrete_dtypes + continuous_dtypes
+
+_PYTHON_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+
+
+def upcast(*dtypes: Any) -> str:
+    """The dtype NumPy gives to an operation mixing ``dtypes`` (no value-based casting)."""
+    return np.result_type(*[np.dtype(d) for d in dtypes]).name
+
+
+def python_scalar_dtype(value: Any) -> str:
+    """The dtype a Python scalar becomes on its own (``int`` -> int64, ``float`` -> floatX)."""
+    if isinstance(value, builtins.bool):
+        return "bool"
+    if isinstance(value, builtins.int):
+        return "int64"
+    if isinstance(value, builtins.float):
+        return config.floatX if config.floatX != "float16" else "float64"
+    if isinstance(value, builtins.complex):
+        return "complex128"
+    raise TypeError(f"{value!r} is not a Python scalar")
+
+
+def is_python_scalar(value: Any) -> bool:
+    return isinstance(value, _PYTHON_SCALARS) and not isinstance(value, np.generic)
+
+
+def weak_scalar_dtype(strong_dtypes: Sequence[str], value: Any) -> str:
+    """The dtype a Python scalar takes next to operands of ``strong_dtypes`` (NEP 50).
+
+    Python scalars are "weak": ``float32_array * 2.0`` stays float32, as in NumPy 2.
+    """
+    if not strong_dtypes:
+        return python_scalar_dtype(value)
+    return np.result_type(*[np.dtype(d) for d in strong_dtypes], value).name
+
+
+def cast_python_scalar(value: Any, dtype: str) -> Any:
+    """``value`` as a NumPy scalar of ``dtype``; out-of-range integers raise ``OverflowError``."""
+    if isinstance(value, builtins.int) and not isinstance(value, builtins.bool):
+        if dtype in integer_dtypes:
+            info = np.iinfo(dtype)
+            if not info.min <= value <= info.max:
+                raise OverflowError(f"Python integer {value} is out of bounds for {dtype}")
+    return np.asarray(value, dtype=dtype)
+
+
+class ScalarType(Type):
+    """The type of a single number of a given ``dtype`` (NumPy scalars are its values)."""
+
+    __props__ = ("dtype",)
+    ndim = 0
+    shape: tuple = ()
+
+    def __init__(self, dtype: Any) -> None:
+        dtype = np.dtype(dtype).name
+        if dtype not in all_dtypes:
+            raise TypeError(f"Unsupported scalar dtype {dtype!r}; expected one of {all_dtypes}")
+        self.dtype = dtype
+
+    @property
+    def numpy_dtype(self) -> np.dtype:
+        return np.dtype(self.dtype)
+
+    def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
+        if isinstance(data, np.generic) and data.dtype == self.dtype:
+            return data
+        if strict:
+            raise TypeError(f"{self} expects a NumPy {self.dtype} scalar, got {data!r}")
+        if isinstance(data, np.ndarray):
+            if data.ndim != 0:
+                raise TypeError(f"{self} expects a scalar, got an array of shape {data.shape}")
+            data = data[()]
+        if not isinstance(data, (*_PYTHON_SCALARS, np.generic)):
+            raise TypeError(f"{self} expects a number, got {type(data).__name__} ({data!r})")
+        converted = np.asarray(data, dtype=self.dtype)[()]
+        if not allow_downcast and not _value_preserved(data, converted):
+            raise TypeError(
+                f"{self} cannot hold {data!r} without loss of precision (pass "
+                "allow_downcast=True to accept the rounding)"
+            )
+        return converted
+
+    def values_eq(self, a: Any, b: Any) -> bool:
+        return bool(a == b)
+
+    def values_eq_approx(self, a: Any, b: Any) -> bool:
+        return bool(np.isclose(a, b, equal_nan=True))
+
+    def data_signature(self, data: Any) -> Any:
+        return (self.dtype, data.item())
+
+    def __str__(self) -> str:
+        return self.dtype
+
+    def __repr__(self) -> str:
+        return f"ScalarType({self.dtype})"
+
+
+def _value_preserved(original: Any, converted: Any) -> bool:
+    try:
+        with np.errstate(all="ignore"):
+            same = np.asarray(original) == converted
+        if bool(same):
+            return True
+        return bool(np.isnan(converted)) and bool(np.isnan(np.asarray(original)))
+    except (TypeError, ValueError):
+        return False
+
+
+@cache
+def get_scalar_type(dtype: str) -> ScalarType:
+    """The (shared) ScalarType of ``dtype``."""
+    return ScalarType(dtype)
+
+
+def constant(value: Any, dtype: str | None = None, name: str | None = None) -> Constant:
+    """A scalar constant; Python numbers get NumPy's default dtypes unless ``dtype`` is given."""
+    if dtype is None:
+        dtype = python_scalar_dtype(value) if is_python_scalar(value) else np.asarray(value).dtype.name
+    return get_scalar_type(dtype).make_constant(cast_python_scalar(value, dtype)[()], name=name)
+
+
+def as_scalar(x: Any, name: str | None = None) -> Variable:
+    """``x`` as a scalar variable: scalar variables pass through, numbers become constants."""
+    if isinstance(x, Variable):
+        if isinstance(x.type, ScalarType):
+            return x
+        raise TypeError(f"Cannot use {x} of type {x.type} as a scalar")
+    if isinstance(x, Apply):
+        return as_scalar(x.default_output(), name)
+    return constant(x, name=name)
+
+
+def convert_weak_scalars(inputs: Sequence[Any], make_constant: Callable[[Any, str], Any]) -> list:
+    """Replace the Python-number entries of ``inputs`` by constants typed as NumPy 2 would.
+
+    ``make_constant(value, dtype)`` builds the constant (scalar or tensor, per caller).
+    """
+    if not any(is_python_scalar(i) for i in inputs):
+        return list(inputs)
+    strong = [i.type.dtype for i in inputs if isinstance(i, Variable) and hasattr(i.type, "dtype")]
+    strong += [np.asarray(i).dtype.name for i in inputs if isinstance(i, (np.ndarray, np.generic))]
+    converted = []
+    for i in inputs:
+        if is_python_scalar(i):
+            converted.append(make_constant(i, weak_scalar_dtype(strong, i)))
+        else:
+            converted.append(i)
+    return converted
+
+
+# -- output type rules ----------------------------------------------------------------------
+
+
+def same_out(*types: ScalarType) -> list[ScalarType]:
+    """The output has the type of the first input."""
+    return [types[0]]
+
+
+def upcast_out(*types: ScalarType) -> list[ScalarType]:
+    """The output has the common dtype of all inputs."""
+    return [get_scalar_type(upcast(*[t.dtype for t in types]))]
+
+
+def bool_out(*types: ScalarType) -> list[ScalarType]:
+    """The output is a boolean (comparisons, logical ops)."""
+    return [get_scalar_type("bool")]
+
+
+def float_out(*types: ScalarType) -> list[ScalarType]:
+    """The output is a float: the inputs' common dtype if it is one, else float64."""
+    common = upcast(*[t.dtype for t in types])
+    return [get_scalar_type(common if common in continuous_dtypes else "float64")]
+
+
+class ScalarOp(Op):
+    """An operation on numbers, applied to whole arrays by ``Elemwise``.
+
+    Subclasses set ``nin``/``nout`` (``nin = -1``: any number of inputs, folded left to right
+    with ``nfunc``) and ``nfunc``, and write derivatives in ``grad``/``L_op``.
+    """
+
+    nin: int = -1
+    nout: int = 1
+    #: NumPy ufunc (or callable of the same shape) computing this op on arrays.
+    nfunc: Callable | None = None
+    #: Whether f(x, y) == f(y, x); lets rewrites sort inputs.
+    commutative: bool = False
+    #: Whether f(f(x, y), z) == f(x, f(y, z)); lets rewrites flatten chains.
+    associative: bool = False
+    #: For associative ops: the identity element (x op identity == x).
+    identity: Any = None
+
+    __props__ = ("output_types_preference",)
+
+    def __init__(
+        self, output_types_preference: Callable | None = None, name: str | None = None
+    ) -> None:
+        self.output_types_preference = output_types_preference
+        self.name = name
+
+    def output_types(self, types: Sequence[ScalarType]) -> list[ScalarType]:
+        """Output types for inputs of ``types``: the preference rule, or NumPy's resolution."""
+        if self.output_types_preference is not None:
+            return list(self.output_types_preference(*types))
+        return resolve_ufunc_types(self, self.nfunc, types, self.nout)
+
+    def make_node(self, *inputs: Any) -> Apply:
+        if self.nin >= 0 and len(inputs) != self.nin:
+            raise TypeError(f"{self} takes {self.nin} inputs, got {len(inputs)}")
+        inputs = convert_weak_scalars(inputs, lambda v, dt: constant(v, dt))
+        inputs = [as_scalar(i) for i in inputs]
+        out_types = self.output_types([i.type for i in inputs])
+        return Apply(self, inputs, [t() for t in out_types])
+
+    def elementwise(self, *arrays: Any) -> Any:
+        """Compute this op on NumPy arrays (variadic ops fold ``nfunc`` left to right)."""
+        if self.nfunc is None:
+            raise MethodNotDefined("nfunc", type(self), "Set nfunc or override elementwise().")
+        if self.nin == -1 and len(arrays) > 2:
+            return reduce(self.nfunc, arrays)
+        return self.nfunc(*arrays)
+
+    def impl(self, *inputs: Any) -> Any:
+        """Compute this op on scalars."""
+        return self.elementwise(*inputs)
+
+    def perform(self, node: Apply, inputs: list, output_storage: list) -> None:
+        results = self.impl(*inputs)
+        if self.nout == 1:
+            results = (results,)
+        for cell, value, out in zip(output_storage, results, node.outputs):
+            cell[0] = np.asarray(value, dtype=out.type.dtype)[()]
+
+    def __str__(self) -> str:
+        if self.name:
+            return self.name
+        return type(self).__name__.lower()
+
+    def c_code(self, *args: Any, **kwargs: Any) -> str:
+        raise MethodNotDefined("c_code", type(self), "arignote has no C backend.")
+
+
+def resolve_ufunc_types(op: Any, nfunc: Any, types: Sequence[ScalarType], nout: int) -> list:
+    """Output types NumPy's ufunc machinery gives ``nfunc`` for inputs of ``types``."""
+    if nfunc is None or not hasattr(nfunc, "resolve_dtypes"):
+        raise MethodNotDefined("output_types_preference", type(op), "nfunc is not a ufunc")
+    dtypes = [np.dtype(t.dtype) for t in types]
+    try:
+        if len(dtypes) > nfunc.nin:  # variadic: fold pairwise
+            first = nfunc.resolve_dtypes((dtypes[0], dtypes[1], None))[-1]
+            for dt in dtypes[2:]:
+                first = nfunc.resolve_dtypes((first, dt, None))[-1]
+            return [get_scalar_type(first.name)]
+        resolved = nfunc.resolve_dtypes((*dtypes, *([None] * nout)))
+    except (TypeError, np._core._exceptions._UFuncNoLoopError) as err:
+        names = ", ".join(d.name for d in dtypes)
+        raise TypeError(f"{op} is not defined for inputs of dtype ({names}): {err}") from err
+    return [get_scalar_type(dt.name) for dt in resolved[len(dtypes):]]
+
+
+class UnaryScalarOp(ScalarOp):
+    nin = 1
+
+
+class BinaryScalarOp(ScalarOp):
+    nin = 2
+
+
+def is_discrete(var: Variable) -> bool:
+    return var.type.dtype in discrete_dtypes
+
+
+def is_complex(var: Variable) -> bool:
+    return var.type.dtype in complex_dtypes
+
+
+def grad_dtype(var: Variable) -> str:
+    """The dtype of a gradient with respect to ``var``: never an integer dtype."""
+    return var.type.dtype if var.type.dtype in continuous_dtypes else config.floatX
+
+
+def zero_grad_for(var: Variable) -> Variable:
+    """A zero gradient shaped like ``var`` (for inputs whose effect is piecewise constant)."""
+    return constant(0, grad_dtype(var))
+
+
+class FloatUnaryOp(UnaryScalarOp):
+    """A smooth unary function f; subclasses give the derivative f'(x) in ``derivative``."""
+
+    def derivative(self, x: Variable, y: Variable) -> Variable:
+        raise MethodNotDefined("derivative", type(self))
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (y,), (gy,) = inputs, outputs, output_grads
+        if is_discrete(y):
+            return [zero_grad_for(x)]
+        # chain rule: dC/dx = dC/dy * f'(x)
+        return [gy * self.derivative(x, y)]

@@ -1,0 +1,7 @@
+"""Rewrites for tensor ops, registered in the library-wide rewrite database on import."""
+
+from arignote.graph.rewriting.db import register_rewrite
+from arignote.graph.rewriting.folding import constant_folding
+from arignote.tensor.rewriting import shape  # noqa: F401
+
+register_rewrite("canonicalize", "constant_folding", "fast_compile")(constant_folding)

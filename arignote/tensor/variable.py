@@ -1,0 +1,207 @@
+"""``TensorVariable`` and ``TensorConstant``: tensors with NumPy-like operators and methods.
+
+This module sits above the op families: it is where methods such as ``x.sum()`` meet the
+functions that build those ops. ``TensorType`` makes its variables with these classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from arignote.graph.basic import Constant, Variable
+import arignote.tensor.math as tm
+from arignote.tensor.basic import constant
+from arignote.tensor.reshape import flatten, reshape
+from arignote.tensor.shape import shape, shape_tuple
+from arignote.tensor.elemwise import DimShuffle
+from arignote.tensor.type import TensorType
+
+
+def _binary(op):
+    def forward(self, other):
+        return op(self, other)
+
+    def reflected(self, other):
+        return op(other, self)
+
+    return forward, reflected
+
+
+class _TensorOperators:
+    """Python operators and NumPy-style methods shared by tensor variables and constants."""
+
+    # NumPy must hand ``ndarray + variable`` to our reflected operators, not loop over us.
+    __array_ufunc__ = None
+    __array_priority__ = 1000
+
+    __add__, __radd__ = _binary(tm.add)
+    __sub__, __rsub__ = _binary(tm.sub)
+    __mul__, __rmul__ = _binary(tm.mul)
+    __truediv__, __rtruediv__ = _binary(tm.true_div)
+    __floordiv__, __rfloordiv__ = _binary(tm.int_div)
+    __mod__, __rmod__ = _binary(tm.mod)
+    __pow__, __rpow__ = _binary(tm.pow)
+    __and__, __rand__ = _binary(tm.and_)
+    __or__, __ror__ = _binary(tm.or_)
+    __xor__, __rxor__ = _binary(tm.xor)
+
+    def __matmul__(self, other):
+        return tm.matmul(self, other) if hasattr(tm, "matmul") else tm.dot(self, other)
+
+    def __rmatmul__(self, other):
+        return tm.matmul(other, self) if hasattr(tm, "matmul") else tm.dot(other, self)
+
+    def __neg__(self):
+        return tm.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return tm.abs(self)
+
+    def __invert__(self):
+        return tm.invert(self)
+
+    def __lt__(self, other):
+        return tm.lt(self, other)
+
+    def __le__(self, other):
+        return tm.le(self, other)
+
+    def __gt__(self, other):
+        return tm.gt(self, other)
+
+    def __ge__(self, other):
+        return tm.ge(self, other)
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            f"{self} is symbolic: it has no truth value when the graph is built. Use "
+            "arignote.tensor.switch / ifelse for conditions, and `is` to compare variables."
+        )
+
+    def __len__(self) -> int:
+        length = self.type.shape[0] if self.type.ndim else None
+        if length is None:
+            raise TypeError(f"{self} has no static length (its type is {self.type})")
+        return length
+
+    def __iter__(self) -> Iterator:
+        for i in range(len(self)):
+            yield self[i]
+
+    # -- attributes ---------------------------------------------------------------------------
+
+    @property
+    def ndim(self) -> int:
+        return self.type.ndim
+
+    @property
+    def dtype(self) -> str:
+        return self.type.dtype
+
+    @property
+    def broadcastable(self) -> tuple[bool, ...]:
+        return self.type.broadcastable
+
+    @property
+    def shape(self) -> Variable:
+        return shape(self)
+
+    @property
+    def size(self) -> Variable:
+        return tm.mul(*shape_tuple(self)) if self.ndim else constant(1, dtype="int64")
+
+    @property
+    def T(self) -> Variable:
+        return self.transpose()
+
+    # -- shape manipulation -----------------------------------------------------------------
+
+    def dimshuffle(self, *pattern: Any) -> Variable:
+        """Reorder/drop/insert (``'x'``) dimensions: ``x.dimshuffle(1, 'x', 0)``."""
+        if len(pattern) == 1 and isinstance(pattern[0], (list, tuple)):
+            pattern = tuple(pattern[0])
+        return DimShuffle(self.type.ndim, pattern)(self)
+
+    def transpose(self, *axes: Any) -> Variable:
+        """Permute dimensions (reverse them when ``axes`` is empty), like ``ndarray.transpose``."""
+        if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
+            axes = tuple(axes[0])
+        if not axes:
+            axes = tuple(reversed(range(self.type.ndim)))
+        axes = tuple(a % self.type.ndim for a in axes) if self.type.ndim else axes
+        if sorted(axes) != list(range(self.type.ndim)):
+            raise ValueError(f"transpose axes {axes} are not a permutation of {self.type.ndim} dims")
+        return DimShuffle(self.type.ndim, axes)(self)
+
+    def reshape(self, *newshape: Any, ndim: int | None = None) -> Variable:
+        if len(newshape) == 1 and not isinstance(newshape[0], int):
+            newshape = newshape[0]
+        return reshape(self, newshape, ndim=ndim)
+
+    def flatten(self, ndim: int = 1) -> Variable:
+        return flatten(self, ndim)
+
+    def ravel(self) -> Variable:
+        return flatten(self, 1)
+
+    # -- conversions ----------------------------------------------------------------------------
+
+    def astype(self, dtype: Any) -> Variable:
+        return tm.cast(self, dtype)
+
+    def zeros_like(self, dtype: Any = None) -> Variable:
+        return tm.zeros_like(self, dtype)
+
+    def ones_like(self, dtype: Any = None) -> Variable:
+        return tm.ones_like(self, dtype)
+
+    def copy(self, name: str | None = None) -> Variable:
+        out = tm.identity(self)
+        out.name = name
+        return out
+
+    # -- reductions and products --------------------------------------------------------------
+
+    def sum(self, axis=None, dtype=None, keepdims=False, acc_dtype=None) -> Variable:
+        return tm.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def mean(self, axis=None, dtype=None, keepdims=False) -> Variable:
+        return tm.mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def max(self, axis=None, keepdims=False) -> Variable:
+        return tm.max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, keepdims=False) -> Variable:
+        return tm.min(self, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis=None, keepdims=False) -> Variable:
+        return tm.argmax(self, axis=axis, keepdims=keepdims)
+
+    def dot(self, other: Any) -> Variable:
+        return tm.dot(self, other)
+
+    def exp(self) -> Variable:
+        return tm.exp(self)
+
+    def log(self) -> Variable:
+        return tm.log(self)
+
+
+class TensorVariable(_TensorOperators, Variable):
+    """A symbolic n-dimensional array."""
+
+
+class TensorConstant(_TensorOperators, Constant):
+    """A tensor whose value is fixed in the graph."""
+
+    @property
+    def value(self) -> Any:
+        return self.data
+
+
+TensorType.variable_type = TensorVariable
+TensorType.constant_type = TensorConstant
