@@ -8,14 +8,18 @@
 5.0
 """
 
-from arignote import tensor  # noqa: F401  (registers tensor types, ops and rewrites)
-from arignote.tensor import sharedvar as _sharedvar  # noqa: F401  (the tensor shared kind)
-from arignote import compile, gradient, printing  # noqa: F401
+from arignote import (
+    compile,
+    gradient,
+    printing,
+    tensor,
+)
 from arignote.compile import In, Mode, Out, function, get_mode, shared
 from arignote.config import config
 from arignote.gradient import Lop, Rop, grad
 from arignote.graph.replace import clone_replace, graph_replace
 from arignote.printing import debugprint as dprint
+from arignote.tensor import sharedvar as _sharedvar
 
 __version__ = "0.1.0"
 

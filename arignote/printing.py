@@ -50,8 +50,16 @@ def _graph_of(obj: Any) -> tuple[list[Variable], FunctionGraph | None]:
 
 
 class _Printer:
-    def __init__(self, ids: str, depth: int, print_type: bool, stop_on_name: bool,
-                 positions: dict | None, print_destroy_map: bool, print_view_map: bool) -> None:
+    def __init__(
+        self,
+        ids: str,
+        depth: int,
+        print_type: bool,
+        stop_on_name: bool,
+        positions: dict | None,
+        print_destroy_map: bool,
+        print_view_map: bool,
+    ) -> None:
         self.names: dict = {}
         self.id_source = _ids(ids)
         self.ids = ids
@@ -81,7 +89,8 @@ class _Printer:
         op_text = str(node.op)
         if len(node.outputs) > 1:
             op_text += f".{var.index}"
-        text = f"{op_text}{self.ident(var if len(node.outputs) > 1 else node)}{type_text} '{var.name or ''}'"
+        ident = self.ident(var if len(node.outputs) > 1 else node)
+        text = f"{op_text}{ident}{type_text} '{var.name or ''}'"
         if self.print_destroy_map and getattr(node.op, "destroy_map", None):
             text += f" d={dict(node.op.destroy_map)}"
         if self.print_view_map and getattr(node.op, "view_map", None):
@@ -132,8 +141,9 @@ def debugprint(
     positions = None
     if fgraph is not None:
         positions = {node: i for i, node in enumerate(fgraph.toposort())}
-    printer = _Printer(ids, depth, print_type, stop_on_name, positions, print_destroy_map,
-                       print_view_map)
+    printer = _Printer(
+        ids, depth, print_type, stop_on_name, positions, print_destroy_map, print_view_map
+    )
     if print_fgraph_inputs and fgraph is not None:
         for inp in fgraph.inputs:
             printer.lines.append("-> " + printer.describe(inp))
@@ -151,9 +161,21 @@ dprint = debugprint
 
 # -- pprint -----------------------------------------------------------------------------------
 
-_INFIX = {"add": ("+", 1), "sub": ("-", 1), "mul": ("*", 2), "true_div": ("/", 2),
-          "int_div": ("//", 2), "mod": ("%", 2), "pow": ("**", 3), "lt": ("<", 0),
-          "gt": (">", 0), "le": ("<=", 0), "ge": (">=", 0), "eq": ("==", 0), "neq": ("!=", 0)}
+_INFIX = {
+    "add": ("+", 1),
+    "sub": ("-", 1),
+    "mul": ("*", 2),
+    "true_div": ("/", 2),
+    "int_div": ("//", 2),
+    "mod": ("%", 2),
+    "pow": ("**", 3),
+    "lt": ("<", 0),
+    "gt": (">", 0),
+    "le": ("<=", 0),
+    "ge": (">=", 0),
+    "eq": ("==", 0),
+    "neq": ("!=", 0),
+}
 
 
 def _scalar_name(op: Any) -> str | None:
@@ -172,7 +194,9 @@ def _pformat(var: Variable, memo: dict) -> str:
         return memo[var]
     node = var.owner
     if node is None:
-        text = var.name or (str(var.type.data_str(var.data)) if isinstance(var, Constant) else str(var))
+        text = var.name or (
+            str(var.type.data_str(var.data)) if isinstance(var, Constant) else str(var)
+        )
     else:
         scalar = _scalar_name(node.op)
         args = [_pformat(i, memo) for i in node.inputs]
@@ -217,8 +241,10 @@ def graph_to_dot(obj: Any, var_with_name_simple: bool = False) -> str:
         shape = "box, style=filled, fillcolor=lightgrey" if isinstance(var, Constant) else "ellipse"
         lines.append(f'  {node_id(var)} [label="{_escape(label)}", shape={shape}];')
     for node in order:
-        lines.append(f'  {node_id(node)} [label="{_escape(str(node.op))}", shape=box, '
-                     'style=filled, fillcolor=lightblue];')
+        lines.append(
+            f'  {node_id(node)} [label="{_escape(str(node.op))}", shape=box, '
+            "style=filled, fillcolor=lightblue];"
+        )
         for i, inp in enumerate(node.inputs):
             label = f' [label="{i}"]' if len(node.inputs) > 1 else ""
             lines.append(f"  {node_id(inp)} -> {node_id(node)}{label};")
@@ -232,9 +258,15 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def pydotprint(fct: Any, outfile: str | None = None, format: str = "png",
-               var_with_name_simple: bool = False, print_output_file: bool = True,
-               return_image: bool = False, **kwargs: Any) -> Any:
+def pydotprint(
+    fct: Any,
+    outfile: str | None = None,
+    format: str = "png",
+    var_with_name_simple: bool = False,
+    print_output_file: bool = True,
+    return_image: bool = False,
+    **kwargs: Any,
+) -> Any:
     """Draw a graph to ``outfile``.
 
     ``.dot`` files are written directly; other formats (png, svg, pdf...) are rendered by

@@ -30,7 +30,9 @@ def build_model(features: int, rng: np.random.Generator, learning_rate: float = 
     cost = cross_entropy.mean() + 0.01 * (w**2).sum()
     gw, gb = arignote.grad(cost, [w, b])
     train = arignote.function(
-        [x, y], cost, updates=[(w, w - learning_rate * gw), (b, b - learning_rate * gb)],
+        [x, y],
+        cost,
+        updates=[(w, w - learning_rate * gw), (b, b - learning_rate * gb)],
         name="train",
     )
     predict = arignote.function([x], p_1 > 0.5, name="predict")

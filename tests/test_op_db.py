@@ -27,8 +27,9 @@ def _cases():
         for index, sample in enumerate(info.samples(rng)):
             label = sample.name or str(index)
             for dtype in info.dtypes:
-                yield pytest.param(info, cast_sample(sample, dtype), dtype,
-                                   id=f"{info.name}-{label}-{dtype}")
+                yield pytest.param(
+                    info, cast_sample(sample, dtype), dtype, id=f"{info.name}-{label}-{dtype}"
+                )
 
 
 CASES = list(_cases())
@@ -50,8 +51,11 @@ def _symbolic(sample):
         if position in sample.static or not isinstance(arg, np.ndarray):
             call_args.append(arg)
             continue
-        var = pt.tensor(dtype=arg.dtype, shape=tuple(1 if s == 1 else None for s in arg.shape),
-                        name=f"x{position}")
+        var = pt.tensor(
+            dtype=arg.dtype,
+            shape=tuple(1 if s == 1 else None for s in arg.shape),
+            name=f"x{position}",
+        )
         symbols.append(var)
         values.append(arg)
         call_args.append(var)
@@ -118,7 +122,8 @@ def _differentiable(sample):
 def _grad_function(info, sample, output_index):
     """``fun(*float_args)`` for verify_grad; other arguments are passed as plain values."""
     floats = [
-        i for i, a in enumerate(sample.args)
+        i
+        for i, a in enumerate(sample.args)
         if i not in sample.static and isinstance(a, np.ndarray) and a.dtype.kind == "f"
     ]
 
@@ -201,7 +206,7 @@ def test_adjoint(request, info, sample, dtype):
     vs = [rng.normal(size=values[i].shape).astype(values[i].dtype) for i in wrt]
     us = [rng.normal(size=np.shape(o)).astype(np.asarray(o).dtype) for o in out_values]
     results = fn(*values, *vs, *us)
-    jvps, vjps = results[: len(outputs)], results[len(outputs):]
+    jvps, vjps = results[: len(outputs)], results[len(outputs) :]
     left = sum(float(np.sum(u * j)) for u, j in zip(us, jvps))
     right = sum(float(np.sum(g * v)) for g, v in zip(vjps, vs))
     tol = 1e-6 if dtype == "float64" else 1e-2
@@ -227,8 +232,10 @@ def test_props_contract(request, info, sample, dtype):
 @pytest.mark.parametrize(("info", "sample", "dtype"), CASES)
 def test_constant_folding(request, info, sample, dtype):
     _apply_directive(request, info, "constant_folding", dtype, sample)
-    args = [pt.constant(a) if isinstance(a, np.ndarray) and i not in sample.static else a
-            for i, a in enumerate(sample.args)]
+    args = [
+        pt.constant(a) if isinstance(a, np.ndarray) and i not in sample.static else a
+        for i, a in enumerate(sample.args)
+    ]
     outputs = _outputs(info.build(*args, **sample.kwargs))
     fn = arignote.function([], outputs)
     _check_values(info, fn(), info.ref(*sample.args, **sample.kwargs), dtype)

@@ -148,9 +148,7 @@ def _check_connection(node: Apply, position: int, term: Variable, expected: bool
     )
 
 
-def _backward(
-    order: list[Apply], cotangents: dict, connected: set[Variable]
-) -> None:
+def _backward(order: list[Apply], cotangents: dict, connected: set[Variable]) -> None:
     """Propagate cotangents from outputs to inputs through ``order`` reversed."""
     for node in reversed(order):
         if not any(cotangents.get(out) for out in node.outputs):
@@ -172,7 +170,10 @@ def _backward(
 
 
 def _finish(
-    var: Variable, terms: list | None, disconnected_inputs: str, return_disconnected: str,
+    var: Variable,
+    terms: list | None,
+    disconnected_inputs: str,
+    return_disconnected: str,
     null_gradients: str,
 ) -> Variable | None:
     if not terms:
@@ -204,16 +205,18 @@ def _disconnected_result(
     if disconnected_inputs == "warn":
         warnings.warn(message, stacklevel=3)
     elif disconnected_inputs != "ignore":
-        raise ValueError(f"disconnected_inputs must be 'raise', 'warn' or 'ignore', got "
-                         f"{disconnected_inputs!r}")
+        raise ValueError(
+            f"disconnected_inputs must be 'raise', 'warn' or 'ignore', got {disconnected_inputs!r}"
+        )
     if return_disconnected == "zero":
         return var.zeros_like(dtype=_grad_dtype(var)) if hasattr(var, "zeros_like") else None
     if return_disconnected == "none":
         return None
     if return_disconnected == "disconnected":
         return disconnected()
-    raise ValueError(f"return_disconnected must be 'zero', 'none' or 'disconnected', got "
-                     f"{return_disconnected!r}")
+    raise ValueError(
+        f"return_disconnected must be 'zero', 'none' or 'disconnected', got {return_disconnected!r}"
+    )
 
 
 def grad(
@@ -292,7 +295,14 @@ def Lop(
     for out, point in zip(f_list, points):
         point = point if isinstance(point, Variable) else as_tensor_variable(point)
         if getattr(point.type, "ndim", None) != getattr(out.type, "ndim", None):
-            raise ValueError(f"Lop: eval point {point} has type {point.type}, expected like {out.type}")
+            raise ValueError(
+                f"Lop: eval point {point} has type {point.type}, expected like {out.type}"
+            )
         known[out] = point
-    return grad(None, wrt, consider_constant=consider_constant,
-                disconnected_inputs=disconnected_inputs, known_grads=known)
+    return grad(
+        None,
+        wrt,
+        consider_constant=consider_constant,
+        disconnected_inputs=disconnected_inputs,
+        known_grads=known,
+    )

@@ -75,7 +75,9 @@ def Rop(
     for var, point in zip(wrt_list, points):
         point = point if isinstance(point, Variable) else as_tensor_variable(point)
         if getattr(point.type, "ndim", None) != getattr(var.type, "ndim", None):
-            raise ValueError(f"Rop: eval point {point} has type {point.type}, expected like {var.type}")
+            raise ValueError(
+                f"Rop: eval point {point} has type {point.type}, expected like {var.type}"
+            )
         tangents[var] = point
     for node in io_toposort(wrt_list, f_list):
         local = [tangents.get(i) for i in node.inputs]
@@ -84,8 +86,9 @@ def Rop(
         for out, value in zip(node.outputs, _node_rop(node, local)):
             if value is not None and not is_disconnected(value):
                 tangents[out] = value
-    results = [_result(out, tangents.get(out), disconnected_outputs, return_disconnected)
-               for out in f_list]
+    results = [
+        _result(out, tangents.get(out), disconnected_outputs, return_disconnected) for out in f_list
+    ]
     return results if f_is_list else results[0]
 
 
@@ -93,6 +96,8 @@ def _result(out: Variable, value: Any, disconnected_outputs: str, return_disconn
     if value is not None:
         return value
     if disconnected_outputs == "raise":
-        raise ValueError(f"Rop: {out} does not depend on the wrt variables (pass "
-                         "disconnected_outputs='ignore' to accept this)")
+        raise ValueError(
+            f"Rop: {out} does not depend on the wrt variables (pass "
+            "disconnected_outputs='ignore' to accept this)"
+        )
     return out.zeros_like(dtype=_grad_dtype(out)) if return_disconnected == "zero" else None

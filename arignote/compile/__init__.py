@@ -9,8 +9,8 @@ from arignote.compile.mode import FAST_COMPILE, FAST_RUN, Mode, get_mode, regist
 from arignote.compile.ops import DeepCopyOp, ViewOp, as_op, deep_copy_op, view_op
 from arignote.compile.sharedvalue import SharedVariable, shared
 from arignote.graph import basic as _graph_basic
-from arignote.graph.basic import Variable, graph_inputs
 from arignote.graph.basic import Constant as _Constant
+from arignote.graph.basic import Variable, graph_inputs
 
 
 def _evaluate(var: Variable, inputs_to_values: dict | None = None, **kwargs: Any) -> Any:
@@ -28,7 +28,8 @@ def _evaluate(var: Variable, inputs_to_values: dict | None = None, **kwargs: Any
         inputs_to_values = resolved
     inputs = list(inputs_to_values)
     missing = [
-        v for v in graph_inputs([var])
+        v
+        for v in graph_inputs([var])
         if v.owner is None and not isinstance(v, (_Constant, SharedVariable)) and v not in inputs
     ]
     if missing:

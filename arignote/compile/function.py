@@ -15,12 +15,12 @@ from typing import Any
 from arignote.compile.io import In, Out
 from arignote.compile.mode import Mode, get_mode
 from arignote.compile.ops import deep_copy_op
+from arignote.config import config
 from arignote.graph.basic import Constant, Variable, ancestors, clone_get_equiv
 from arignote.graph.features import ReplaceValidate
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.rewriting.trace import RewriteTrace
 from arignote.graph.shared import Container, SharedVariable
-from arignote.config import config
 
 
 class UnusedInputError(ValueError):
@@ -44,14 +44,17 @@ def _normalize_inputs(inputs: Sequence[Any]) -> list[In]:
                 "they carry their own value"
             )
         if not isinstance(inp, Variable):
-            raise TypeError(f"Input {position} must be a Variable or In, got {type(inp).__name__} "
-                            f"({inp!r})")
+            raise TypeError(
+                f"Input {position} must be a Variable or In, got {type(inp).__name__} ({inp!r})"
+            )
         normalized.append(In(inp))
     seen: dict = {}
     for position, inp in enumerate(normalized):
         if inp.variable in seen:
-            raise ValueError(f"Variable {inp.variable} is given twice as input (positions "
-                             f"{seen[inp.variable]} and {position})")
+            raise ValueError(
+                f"Variable {inp.variable} is given twice as input (positions "
+                f"{seen[inp.variable]} and {position})"
+            )
         seen[inp.variable] = position
     return normalized
 
@@ -73,8 +76,9 @@ def _as_out(output: Any, where: str) -> Out:
         return output
     if isinstance(output, Variable):
         return Out(output)
-    raise TypeError(f"Output {where} must be a Variable or Out, got {type(output).__name__} "
-                    f"({output!r})")
+    raise TypeError(
+        f"Output {where} must be a Variable or Out, got {type(output).__name__} ({output!r})"
+    )
 
 
 def _normalize_updates(updates: Any) -> list[tuple[Variable, Variable]]:
@@ -115,8 +119,7 @@ def _apply_givens(variables: list[Variable], givens: Any) -> list[Variable]:
         if not isinstance(new, Variable):
             new = old.type.filter_variable(new)
         memo[old] = old.type.filter_variable(new, allow_convert=True)
-    equiv = clone_get_equiv(list(memo), variables, copy_inputs=False, copy_orphans=False,
-                            memo=memo)
+    equiv = clone_get_equiv(list(memo), variables, copy_inputs=False, copy_orphans=False, memo=memo)
     return [equiv[v] for v in variables]
 
 
@@ -165,15 +168,15 @@ def view_root(var: Variable) -> Variable:
 
 def insert_deepcopy(fgraph: FunctionGraph, outputs: list[Out], inputs: list[In]) -> None:
     """Copy outputs that would alias an input, a constant or another output."""
-    graph_inputs = {var: spec for var, spec in zip(fgraph.inputs, inputs)}
+    graph_inputs = dict(zip(fgraph.inputs, inputs))
     seen_roots: set = set()
     for i in range(len(fgraph.outputs)):
         out = fgraph.outputs[i]
         spec = outputs[i] if i < len(outputs) else None
         root = view_root(out)
         aliases_input = root in graph_inputs
-        borrowed = spec is not None and spec.borrow and (
-            not aliases_input or graph_inputs[root].borrow
+        borrowed = (
+            spec is not None and spec.borrow and (not aliases_input or graph_inputs[root].borrow)
         )
         needs_copy = (
             isinstance(root, Constant) or root in seen_roots or (aliases_input and not borrowed)
@@ -189,10 +192,18 @@ def insert_deepcopy(fgraph: FunctionGraph, outputs: list[Out], inputs: list[In])
 class FunctionMaker:
     """Builds the FunctionGraph of a function, rewrites and links it."""
 
-    def __init__(self, inputs: list[In], outputs: list[Out], updates: list, mode: Mode,
-                 accept_inplace: bool = False, name: str | None = None,
-                 profile: Any = None, output_keys: list | None = None,
-                 return_kind: str = "list") -> None:
+    def __init__(
+        self,
+        inputs: list[In],
+        outputs: list[Out],
+        updates: list,
+        mode: Mode,
+        accept_inplace: bool = False,
+        name: str | None = None,
+        profile: Any = None,
+        output_keys: list | None = None,
+        return_kind: str = "list",
+    ) -> None:
         self.inputs = inputs
         self.outputs = outputs
         self.mode = mode
@@ -231,9 +242,7 @@ class FunctionMaker:
 
     def _no_recycling(self) -> list[Variable]:
         """Outputs returned to the user get fresh storage each call unless borrowed."""
-        borrowed = {
-            self.fgraph.outputs[i] for i, o in enumerate(self.outputs) if o.borrow
-        }
+        borrowed = {self.fgraph.outputs[i] for i, o in enumerate(self.outputs) if o.borrow}
         return [o for o in self.fgraph.outputs if o not in borrowed]
 
     def create(self, input_storage: list[Container] | None = None) -> Function:
@@ -248,8 +257,13 @@ class FunctionMaker:
     def _container(self, inp: In) -> Container:
         if isinstance(inp.variable, SharedVariable):
             return inp.variable.container
-        container = Container(inp.variable, [None], strict=inp.strict,
-                              allow_downcast=inp.allow_downcast, name=inp.name)
+        container = Container(
+            inp.variable,
+            [None],
+            strict=inp.strict,
+            allow_downcast=inp.allow_downcast,
+            name=inp.name,
+        )
         if inp.value is not None:
             value = inp.value.value if isinstance(inp.value, Container) else inp.value
             container.value = value
@@ -263,8 +277,15 @@ class Function:
     conversion of arguments (the caller then guarantees exact types).
     """
 
-    def __init__(self, maker: FunctionMaker, vm: Any, containers: list[Container],
-                 output_cells: list[list], thunks: list, order: list) -> None:
+    def __init__(
+        self,
+        maker: FunctionMaker,
+        vm: Any,
+        containers: list[Container],
+        output_cells: list[list],
+        thunks: list,
+        order: list,
+    ) -> None:
         self.maker = maker
         self.vm = vm
         self.input_storage = containers
@@ -276,12 +297,14 @@ class Function:
         self.profile = maker.profile
         n_outputs = len(maker.outputs)
         self._explicit = [
-            (position, c) for position, (inp, c) in enumerate(zip(maker.inputs, containers))
+            (position, c)
+            for position, (inp, c) in enumerate(zip(maker.inputs, containers))
             if not inp.implicit
         ]
         self._explicit_cells = [c.storage for _, c in self._explicit]
         self._by_name = {
-            maker.inputs[p].name: index for index, (p, _) in enumerate(self._explicit)
+            maker.inputs[p].name: index
+            for index, (p, _) in enumerate(self._explicit)
             if maker.inputs[p].name
         }
         self._defaults = [
@@ -290,7 +313,8 @@ class Function:
         ]
         # Plain defaults (no update) are restored whenever the argument is omitted.
         self._restore = {
-            index: c.storage[0] for index, (p, c) in enumerate(self._explicit)
+            index: c.storage[0]
+            for index, (p, c) in enumerate(self._explicit)
             if maker.inputs[p].value is not None and maker.inputs[p].update is None
         }
         self._updates = [
@@ -337,8 +361,10 @@ class Function:
                 continue
             if not self._defaults[index]:
                 position, _ = explicit[index]
-                raise TypeError(f"{self._signature()} is missing the argument for input "
-                                f"{self._describe(position)}")
+                raise TypeError(
+                    f"{self._signature()} is missing the argument for input "
+                    f"{self._describe(position)}"
+                )
             if index in self._restore:
                 explicit[index][1].storage[0] = self._restore[index]
 
@@ -436,25 +462,30 @@ def function(
     expressions = _apply_givens([o.variable for o in outs] + [e for _, e in update_pairs], givens)
     for out, expr in zip(outs, expressions):
         out.variable = expr
-    update_pairs = [(t, e) for (t, _), e in zip(update_pairs, expressions[len(outs):])]
+    update_pairs = [(t, e) for (t, _), e in zip(update_pairs, expressions[len(outs) :])]
     explicit_vars = {inp.variable for inp in ins}
     ins = _add_shared_inputs(ins, expressions, explicit_vars, update_pairs, no_default_updates)
-    _check_unused(ins, [o.variable for o in outs] + [e for _, e in update_pairs],
-                  on_unused_input or "raise")
-    maker = FunctionMaker(ins, outs, update_pairs, get_mode(mode), accept_inplace, name,
-                          profile, keys, return_kind)
+    _check_unused(
+        ins, [o.variable for o in outs] + [e for _, e in update_pairs], on_unused_input or "raise"
+    )
+    maker = FunctionMaker(
+        ins, outs, update_pairs, get_mode(mode), accept_inplace, name, profile, keys, return_kind
+    )
     fn = maker.create()
     fn.trust_input = trust_input
     return fn
 
 
-def _add_shared_inputs(ins: list[In], expressions: list, explicit: set, update_pairs: list,
-                       no_default_updates: Any) -> list[In]:
+def _add_shared_inputs(
+    ins: list[In], expressions: list, explicit: set, update_pairs: list, no_default_updates: Any
+) -> list[In]:
     updates = dict(update_pairs)
     for inp in ins:
         if inp.variable in updates:
             inp.update = updates.pop(inp.variable)
-    skip_defaults = set(no_default_updates) if isinstance(no_default_updates, (list, tuple)) else None
+    skip_defaults = (
+        set(no_default_updates) if isinstance(no_default_updates, (list, tuple)) else None
+    )
     pending = list(expressions)
     while True:
         found = _implicit_shared(pending, explicit | {i.variable for i in ins})
@@ -464,7 +495,9 @@ def _add_shared_inputs(ins: list[In], expressions: list, explicit: set, update_p
         for var in found:
             update = updates.pop(var, None)
             default = getattr(var, "default_update", None)
-            use_default = not (no_default_updates is True or (skip_defaults and var in skip_defaults))
+            use_default = not (
+                no_default_updates is True or (skip_defaults and var in skip_defaults)
+            )
             if update is None and default is not None and use_default:
                 update = var.type.filter_variable(default, allow_convert=True)
                 pending.append(update)

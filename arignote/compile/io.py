@@ -19,11 +19,20 @@ class In:
     conversions.
     """
 
-    def __init__(self, variable: Variable, name: str | None = None, value: Any = None,
-                 update: Variable | None = None, mutable: bool | None = None,
-                 strict: bool = False, allow_downcast: bool | None = None,
-                 autoname: bool = True, implicit: bool | None = None, borrow: bool = False,
-                 shared: bool = False) -> None:
+    def __init__(
+        self,
+        variable: Variable,
+        name: str | None = None,
+        value: Any = None,
+        update: Variable | None = None,
+        mutable: bool | None = None,
+        strict: bool = False,
+        allow_downcast: bool | None = None,
+        autoname: bool = True,
+        implicit: bool | None = None,
+        borrow: bool = False,
+        shared: bool = False,
+    ) -> None:
         if not isinstance(variable, Variable):
             raise TypeError(f"In() takes a Variable, got {type(variable).__name__} ({variable!r})")
         if isinstance(variable, Constant):

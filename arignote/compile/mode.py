@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from arignote.config import config
 from arignote.compile.pipeline import make_pipeline
+from arignote.config import config
 from arignote.graph.rewriting.basic import GraphRewriter
 from arignote.link.basic import Linker
 from arignote.link.vm import VMLinker
@@ -33,8 +33,14 @@ class Mode:
     selection changed by name or tag (e.g. ``mode.excluding("fusion")``).
     """
 
-    def __init__(self, linker: str | Linker | None = None, optimizer: Any = "default",
-                 include: tuple = (), exclude: tuple = (), require: tuple = ()) -> None:
+    def __init__(
+        self,
+        linker: str | Linker | None = None,
+        optimizer: Any = "default",
+        include: tuple = (),
+        exclude: tuple = (),
+        require: tuple = (),
+    ) -> None:
         self.linker_spec = config.linker if linker is None else linker
         if optimizer == "default":
             optimizer = config.optimizer
@@ -47,13 +53,17 @@ class Mode:
         if isinstance(self.linker_spec, str) and self.linker_spec not in LINKERS:
             raise ValueError(f"Unknown linker {self.linker_spec!r}; known: {sorted(LINKERS)}")
         if not isinstance(optimizer, (str, GraphRewriter)):
-            raise TypeError(f"optimizer must be a pipeline name or a GraphRewriter, got {optimizer!r}")
+            raise TypeError(
+                f"optimizer must be a pipeline name or a GraphRewriter, got {optimizer!r}"
+            )
 
     @property
     def linker(self) -> Linker:
         """A fresh linker for one compilation."""
         if isinstance(self.linker_spec, Linker):
-            return self.linker_spec.clone() if hasattr(self.linker_spec, "clone") else self.linker_spec
+            return (
+                self.linker_spec.clone() if hasattr(self.linker_spec, "clone") else self.linker_spec
+            )
         return LINKERS[self.linker_spec]()
 
     @property
@@ -82,9 +92,12 @@ class Mode:
         return self._derive(optimizer_spec=self.optimizer_spec if optimizer == "" else optimizer)
 
     def __str__(self) -> str:
-        return (f"Mode(linker={self.linker_spec}, optimizer={self.optimizer_spec}"
-                + (f", include={self.include}" if self.include else "")
-                + (f", exclude={self.exclude}" if self.exclude else "") + ")")
+        return (
+            f"Mode(linker={self.linker_spec}, optimizer={self.optimizer_spec}"
+            + (f", include={self.include}" if self.include else "")
+            + (f", exclude={self.exclude}" if self.exclude else "")
+            + ")"
+        )
 
     __repr__ = __str__
 

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from arignote.graph.basic import Apply, Variable
-from arignote.graph.op import Op
 from arignote.graph.grad_types import grad_not_implemented
+from arignote.graph.op import Op
 
 
 class ViewOp(Op):
@@ -69,8 +69,9 @@ class FromFunctionOp(Op):
 
     __props__ = ("fn", "itypes", "otypes", "infer_shape_fn")
 
-    def __init__(self, fn: Callable, itypes: Sequence, otypes: Sequence,
-                 infer_shape: Callable | None) -> None:
+    def __init__(
+        self, fn: Callable, itypes: Sequence, otypes: Sequence, infer_shape: Callable | None
+    ) -> None:
         self.fn = fn
         self.itypes = tuple(itypes)
         self.otypes = tuple(otypes)

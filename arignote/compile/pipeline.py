@@ -53,7 +53,9 @@ PIPELINE_ALIASES = {"o1": "fast_run", "unsafe": "fast_run", "None": "none"}
 
 
 def make_pipeline(
-    name: str, include: Sequence[str] = (), exclude: Sequence[str] = (),
+    name: str,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
     require: Sequence[str] = (),
 ) -> SequentialGraphRewriter:
     """The rewriter of pipeline ``name`` with the given tag selections.

@@ -181,7 +181,11 @@ class Variable(Node):
     """
 
     def __init__(
-        self, type: Any, owner: Apply | None = None, index: int | None = None, name: str | None = None
+        self,
+        type: Any,
+        owner: Apply | None = None,
+        index: int | None = None,
+        name: str | None = None,
     ) -> None:
         self.tag = Scratchpad()
         self.type = type

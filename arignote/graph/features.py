@@ -36,7 +36,7 @@ class Feature:
     def on_change_input(
         self, fgraph: Any, node: Any, i: int, var: Any, new_var: Any, reason: str | None = None
     ) -> None:
-        """Called after ``node.inputs[i]`` (or output ``i`` when node is "output") became ``new_var``."""
+        """Called after ``node.inputs[i]`` (output ``i`` if node is "output") became ``new_var``."""
 
     def orderings(self, fgraph: Any) -> dict:
         """Extra ``{node: [nodes that must run before it]}`` constraints for toposort."""
@@ -59,7 +59,7 @@ class Bookkeeper(Feature):
 
 
 class History(Feature):
-    """Records input changes so that a sequence of them can be undone (``checkpoint``/``revert``)."""
+    """Records input changes so that a run of them can be undone (``checkpoint``/``revert``)."""
 
     def __init__(self) -> None:
         self.history: dict[Any, list | None] = {}

@@ -75,7 +75,9 @@ class FunctionGraph:
         if check and var in self.inputs:
             return
         if isinstance(var, Constant):
-            raise TypeError(f"Constant {var} cannot be an input of a graph: constants carry their value")
+            raise TypeError(
+                f"Constant {var} cannot be an input of a graph: constants carry their value"
+            )
         self.inputs.append(var)
         self.setup_var(var)
         self.variables.add(var)
@@ -93,7 +95,10 @@ class FunctionGraph:
         return self.clients[var]
 
     def remove_client(
-        self, var: Variable, client: tuple[Any, int], reason: str | None = None,
+        self,
+        var: Variable,
+        client: tuple[Any, int],
+        reason: str | None = None,
         remove_if_empty: bool = False,
     ) -> None:
         """Remove one use of ``var``; prune its computation if nothing else uses it.
@@ -148,7 +153,10 @@ class FunctionGraph:
         self.variables.add(var)
 
     def import_node(
-        self, apply_node: Apply, check: bool = True, reason: str | None = None,
+        self,
+        apply_node: Apply,
+        check: bool = True,
+        reason: str | None = None,
         import_missing: bool = False,
     ) -> None:
         """Bring ``apply_node`` and the nodes it depends on into the graph."""
@@ -180,8 +188,13 @@ class FunctionGraph:
     # -- changing the graph -------------------------------------------------------------------
 
     def change_node_input(
-        self, node: Any, i: int, new_var: Variable, reason: str | None = None,
-        import_missing: bool = False, check: bool = True,
+        self,
+        node: Any,
+        i: int,
+        new_var: Variable,
+        reason: str | None = None,
+        import_missing: bool = False,
+        check: bool = True,
     ) -> None:
         """Make ``new_var`` the ``i``-th input of ``node`` (output ``i`` when node is "output")."""
         if node == "output":
@@ -205,7 +218,11 @@ class FunctionGraph:
         self.execute_callbacks("on_change_input", node, i, var, new_var, reason=reason)
 
     def replace(
-        self, var: Variable, new_var: Variable, reason: str | None = None, verbose: bool = False,
+        self,
+        var: Variable,
+        new_var: Variable,
+        reason: str | None = None,
+        verbose: bool = False,
         import_missing: bool = False,
     ) -> None:
         """Make every user of ``var`` use ``new_var`` instead.
@@ -225,8 +242,9 @@ class FunctionGraph:
         if var not in self.variables:
             return
         for node, i in list(self.clients[var]):
-            self.change_node_input(node, i, new_var, reason=reason, import_missing=import_missing,
-                                   check=False)
+            self.change_node_input(
+                node, i, new_var, reason=reason, import_missing=import_missing, check=False
+            )
 
     def replace_all(self, pairs: Iterable[tuple[Variable, Variable]], **kwargs: Any) -> None:
         """``replace`` each ``(var, new_var)`` pair in turn."""
@@ -394,8 +412,17 @@ class FunctionGraph:
 
 
 _OWN_FIELDS = frozenset(
-    ["inputs", "outputs", "apply_nodes", "variables", "clients", "features", "_callbacks",
-     "update_mapping", "profile"]
+    [
+        "inputs",
+        "outputs",
+        "apply_nodes",
+        "variables",
+        "clients",
+        "features",
+        "_callbacks",
+        "update_mapping",
+        "profile",
+    ]
 )
 
 

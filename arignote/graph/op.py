@@ -51,7 +51,9 @@ class Op(HasProps):
             try:
                 converted.append(itype.filter_variable(inp))
             except (TypeError, ValueError) as err:
-                raise TypeError(f"{self}: input {position} should have type {itype}: {err}") from err
+                raise TypeError(
+                    f"{self}: input {position} should have type {itype}: {err}"
+                ) from err
         return Apply(self, converted, [otype() for otype in self.otypes])
 
     def __call__(self, *inputs: Any, name: str | None = None, return_list: bool = False, **kwargs):

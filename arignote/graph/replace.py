@@ -15,7 +15,9 @@ def _as_pairs(replace: Mapping | Iterable | None) -> list[tuple[Variable, Variab
     pairs = list(replace.items()) if isinstance(replace, Mapping) else list(replace)
     for old, new in pairs:
         if not isinstance(old, Variable):
-            raise TypeError(f"Replacement keys must be Variables, got {type(old).__name__} ({old!r})")
+            raise TypeError(
+                f"Replacement keys must be Variables, got {type(old).__name__} ({old!r})"
+            )
         if not isinstance(new, Variable):
             raise TypeError(f"Replacement for {old} must be a Variable, got {type(new).__name__}")
     return pairs

@@ -18,8 +18,15 @@ from arignote.graph.utils import add_tag_trace
 class Container:
     """A one-element storage cell with a type; assigning ``.value`` filters the value."""
 
-    def __init__(self, variable: Any, storage: list, readonly: bool = False, strict: bool = False,
-                 allow_downcast: bool | None = None, name: str | None = None) -> None:
+    def __init__(
+        self,
+        variable: Any,
+        storage: list,
+        readonly: bool = False,
+        strict: bool = False,
+        allow_downcast: bool | None = None,
+        name: str | None = None,
+    ) -> None:
         if not isinstance(storage, list) or len(storage) < 1:
             raise TypeError("A Container's storage must be a one-element list")
         self.type = variable.type if hasattr(variable, "type") else variable
@@ -37,13 +44,21 @@ class Container:
     def value(self, value: Any) -> None:
         if self.readonly:
             raise ValueError(f"Cannot set the read-only container {self.name}")
-        self.storage[0] = None if value is None else self.type.filter(
-            value, strict=self.strict, allow_downcast=self.allow_downcast
+        self.storage[0] = (
+            None
+            if value is None
+            else self.type.filter(value, strict=self.strict, allow_downcast=self.allow_downcast)
         )
 
     def __deepcopy__(self, memo: dict) -> Container:
-        return Container(self.type, [copy.deepcopy(self.storage[0], memo)], self.readonly,
-                         self.strict, self.allow_downcast, self.name)
+        return Container(
+            self.type,
+            [copy.deepcopy(self.storage[0], memo)],
+            self.readonly,
+            self.strict,
+            self.allow_downcast,
+            self.name,
+        )
 
     def __str__(self) -> str:
         return f"<{self.storage[0]!r}>"
@@ -60,16 +75,26 @@ class SharedVariable(AtomicVariable):
     compiled function applies to the variable unless told ``no_default_updates``.
     """
 
-    def __init__(self, type: Any, value: Any, strict: bool = False,
-                 allow_downcast: bool | None = None, container: Container | None = None,
-                 name: str | None = None) -> None:
+    def __init__(
+        self,
+        type: Any,
+        value: Any,
+        strict: bool = False,
+        allow_downcast: bool | None = None,
+        container: Container | None = None,
+        name: str | None = None,
+    ) -> None:
         super().__init__(type, None, None, name)
         if container is not None:
             self.container = container
         else:
-            self.container = Container(self, [type.filter(value, strict=strict,
-                                                          allow_downcast=allow_downcast)],
-                                       strict=strict, allow_downcast=allow_downcast, name=name)
+            self.container = Container(
+                self,
+                [type.filter(value, strict=strict, allow_downcast=allow_downcast)],
+                strict=strict,
+                allow_downcast=allow_downcast,
+                name=name,
+            )
 
     def get_value(self, borrow: bool = False, return_internal_type: bool = False) -> Any:
         value = self.container.value
@@ -94,8 +119,9 @@ class SharedVariable(AtomicVariable):
 
     def clone(self, **kwargs: Any) -> SharedVariable:
         """A variable sharing this one's container (and so its value)."""
-        cp = type(self)(self.type, None, container=self.container,
-                        name=kwargs.get("name", self.name))
+        cp = type(self)(
+            self.type, None, container=self.container, name=kwargs.get("name", self.name)
+        )
         cp.tag = copy.copy(self.tag)
         return cp
 
@@ -117,8 +143,14 @@ def shared_constructor(fn: Callable) -> Callable:
     return fn
 
 
-def shared(value: Any, name: str | None = None, strict: bool = False,
-           allow_downcast: bool | None = None, borrow: bool = False, **kwargs: Any):
+def shared(
+    value: Any,
+    name: str | None = None,
+    strict: bool = False,
+    allow_downcast: bool | None = None,
+    borrow: bool = False,
+    **kwargs: Any,
+):
     """A shared variable holding ``value`` (a copy of it, unless ``borrow``).
 
     Arrays and numbers become tensor shared variables (dtype and number of dimensions fixed
@@ -131,8 +163,14 @@ def shared(value: Any, name: str | None = None, strict: bool = False,
     errors = []
     for constructor in reversed(_constructors):
         try:
-            var = constructor(value, name=name, strict=strict, allow_downcast=allow_downcast,
-                              borrow=borrow, **kwargs)
+            var = constructor(
+                value,
+                name=name,
+                strict=strict,
+                allow_downcast=allow_downcast,
+                borrow=borrow,
+                **kwargs,
+            )
         except TypeError as err:
             errors.append(f"{constructor.__name__}: {err}")
             continue

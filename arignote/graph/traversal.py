@@ -134,9 +134,7 @@ def toposort(outputs: Sequence, blockers: Collection | None = None) -> list:
     return io_toposort(blockers or (), outputs)
 
 
-def general_toposort(
-    outputs: Iterable, deps: Callable[[Any], Iterable | None]
-) -> list:
+def general_toposort(outputs: Iterable, deps: Callable[[Any], Iterable | None]) -> list:
     """Topologically sort every object reachable from ``outputs`` through ``deps``.
 
     Objects come after everything they depend on; a cycle raises ``ValueError``.

@@ -118,7 +118,9 @@ class HasProps:
             return
         props = cls.__dict__["__props__"]
         if not isinstance(props, tuple) or not all(isinstance(p, str) for p in props):
-            raise TypeError(f"{cls.__name__}.__props__ must be a tuple of attribute names, got {props!r}")
+            raise TypeError(
+                f"{cls.__name__}.__props__ must be a tuple of attribute names, got {props!r}"
+            )
         cls.__eq__ = _props_eq  # type: ignore[method-assign]
         cls.__hash__ = _props_hash  # type: ignore[method-assign]
         inherited_str = cls.__str__
@@ -145,8 +147,8 @@ class HasProps:
     def __setattr__(self, name: str, value: Any) -> None:
         if "_props_hash" in self.__dict__ and name in getattr(type(self), "__props__", ()):
             raise AttributeError(
-                f"{type(self).__name__}.{name} is a prop and this instance has already been hashed: "
-                "instances are immutable (create a new one instead)"
+                f"{type(self).__name__}.{name} is a prop and this instance was already "
+                "hashed: instances are immutable (create a new one instead)"
             )
         object.__setattr__(self, name, value)
 
@@ -183,5 +185,7 @@ _props_str._props_default = True  # type: ignore[attr-defined]
 
 def _prop_repr(value: Any) -> str:
     if isinstance(value, tuple):
-        return "(" + ", ".join(_prop_repr(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+        return (
+            "(" + ", ".join(_prop_repr(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+        )
     return str(value)

@@ -17,12 +17,20 @@ class Linker:
 
     fgraph: FunctionGraph | None = None
 
-    def accept(self, fgraph: FunctionGraph, no_recycling: Sequence[Variable] | None = None,
-               profile: Any = None) -> Linker:
+    def accept(
+        self,
+        fgraph: FunctionGraph,
+        no_recycling: Sequence[Variable] | None = None,
+        profile: Any = None,
+    ) -> Linker:
         raise NotImplementedError(f"{type(self).__name__} must define accept()")
 
-    def make_thunk(self, input_storage: list | None = None, output_storage: list | None = None,
-                   storage_map: dict | None = None) -> tuple:
+    def make_thunk(
+        self,
+        input_storage: list | None = None,
+        output_storage: list | None = None,
+        storage_map: dict | None = None,
+    ) -> tuple:
         """Return ``(fn, input_storage, output_storage, thunks, order)``."""
         raise NotImplementedError(f"{type(self).__name__} must define make_thunk()")
 
@@ -61,8 +69,7 @@ def make_compute_map(fgraph: FunctionGraph, storage_map: dict) -> dict:
     """``compute_map[var] = [computed?]``: inputs and constants count as computed."""
     known = set(fgraph.inputs)
     return {
-        var: [var in known or isinstance(var, Constant) or var.owner is None]
-        for var in storage_map
+        var: [var in known or isinstance(var, Constant) or var.owner is None] for var in storage_map
     }
 
 
@@ -75,8 +82,11 @@ def describe_value(value: Any) -> str:
 
 
 def raise_with_op(
-    fgraph: FunctionGraph | None, node: Apply, error: BaseException,
-    storage_map: dict | None = None, position: int | None = None,
+    fgraph: FunctionGraph | None,
+    node: Apply,
+    error: BaseException,
+    storage_map: dict | None = None,
+    position: int | None = None,
 ) -> None:
     """Re-raise ``error`` with a description of the node that raised it.
 
@@ -97,8 +107,10 @@ def raise_with_op(
     lines.append("Created at: " + format_trace(created))
     details = "\n".join(lines)
     error.__arignote_node__ = node  # type: ignore[attr-defined]
-    if len(error.args) == 1 and isinstance(error.args[0], str) and not getattr(
-        error, "_arignote_described", False
+    if (
+        len(error.args) == 1
+        and isinstance(error.args[0], str)
+        and not getattr(error, "_arignote_described", False)
     ):
         error.args = (f"{error.args[0]}\n{details}",)
         error._arignote_described = True  # type: ignore[attr-defined]
@@ -125,8 +137,9 @@ def gc_plan(fgraph: FunctionGraph, order: list[Apply], storage_map: dict) -> lis
     return plan
 
 
-def thunk_for(node: Apply, storage_map: dict, compute_map: dict, no_recycling: set,
-              impl: str | None = None) -> Callable[[], Any]:
+def thunk_for(
+    node: Apply, storage_map: dict, compute_map: dict, no_recycling: set, impl: str | None = None
+) -> Callable[[], Any]:
     """The thunk of ``node`` from its op's ``make_thunk``, with a readable error on failure."""
     try:
         return node.op.make_thunk(node, storage_map, compute_map, no_recycling, impl=impl)

@@ -26,8 +26,15 @@ from arignote.link.basic import (
 class VM:
     """Calls ``thunks`` in order; frees, after each, the cells in the matching ``gc_plan`` entry."""
 
-    def __init__(self, fgraph: FunctionGraph, order: list[Apply], thunks: list[Callable],
-                 storage_map: dict, compute_map: dict, plan: list[list[list]] | None) -> None:
+    def __init__(
+        self,
+        fgraph: FunctionGraph,
+        order: list[Apply],
+        thunks: list[Callable],
+        storage_map: dict,
+        compute_map: dict,
+        plan: list[list[list]] | None,
+    ) -> None:
         self.fgraph = fgraph
         self.order = order
         self.thunks = thunks
@@ -124,16 +131,24 @@ class VMLinker(Linker):
     ``config.allow_gc``). ``impl="debug"`` makes thunks call ``debug_perform`` where defined.
     """
 
-    def __init__(self, allow_gc: bool | None = None, impl: str | None = None,
-                 callback: Callable | None = None) -> None:
+    def __init__(
+        self,
+        allow_gc: bool | None = None,
+        impl: str | None = None,
+        callback: Callable | None = None,
+    ) -> None:
         self.allow_gc = allow_gc
         self.impl = impl
         self.callback = callback
         self.fgraph = None
         self.no_recycling: list[Variable] = []
 
-    def accept(self, fgraph: FunctionGraph, no_recycling: Sequence[Variable] | None = None,
-               profile: Any = None) -> VMLinker:
+    def accept(
+        self,
+        fgraph: FunctionGraph,
+        no_recycling: Sequence[Variable] | None = None,
+        profile: Any = None,
+    ) -> VMLinker:
         if self.fgraph is not None and self.fgraph is not fgraph:
             return type(self)(self.allow_gc, self.impl, self.callback).accept(
                 fgraph, no_recycling, profile
@@ -156,7 +171,9 @@ class VMLinker(Linker):
         )
         compute_map = make_compute_map(fgraph, storage_map)
         no_recycling = set(self.no_recycling)
-        thunks = [thunk_for(node, storage_map, compute_map, no_recycling, self.impl) for node in order]
+        thunks = [
+            thunk_for(node, storage_map, compute_map, no_recycling, self.impl) for node in order
+        ]
         allow_gc = config.allow_gc if self.allow_gc is None else self.allow_gc
         plan = gc_plan(fgraph, order, storage_map) if allow_gc else None
         vm_class = LazyVM if any(getattr(t, "lazy", False) for t in thunks) else VM

@@ -2,6 +2,7 @@
 
 from arignote.scalar.arithmetic import (
     Cast,
+    Second,
     abs,
     add,
     and_,
@@ -29,7 +30,6 @@ from arignote.scalar.arithmetic import (
     true_div,
     xor,
 )
-from arignote.scalar.arithmetic import Second
 from arignote.scalar.basic import (
     ScalarOp,
     ScalarType,

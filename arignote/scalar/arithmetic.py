@@ -245,7 +245,7 @@ class Switch(ScalarOp):
 
 
 class Second(BinaryScalarOp):
-    """``second(x, y)``: the value of ``y``, broadcast to the shape of ``x`` and ``y`` (``fill``)."""
+    """``second(x, y)``: ``y`` broadcast to the shape of ``x`` and ``y`` (``fill``)."""
 
     def output_types(self, types):
         return [types[1]]
@@ -260,7 +260,7 @@ class Second(BinaryScalarOp):
         return [[False], [True]]  # only the shape of x matters
 
     def L_op(self, inputs, outputs, output_grads):
-        (x, y), (gz,) = inputs, output_grads
+        (_x, y), (gz,) = inputs, output_grads
         return [disconnected(), _grad_or_zero(y, gz)]
 
 

@@ -68,11 +68,11 @@ def weak_scalar_dtype(strong_dtypes: Sequence[str], value: Any) -> str:
 
 def cast_python_scalar(value: Any, dtype: str) -> Any:
     """``value`` as a NumPy scalar of ``dtype``; out-of-range integers raise ``OverflowError``."""
-    if isinstance(value, builtins.int) and not isinstance(value, builtins.bool):
-        if dtype in integer_dtypes:
-            info = np.iinfo(dtype)
-            if not info.min <= value <= info.max:
-                raise OverflowError(f"Python integer {value} is out of bounds for {dtype}")
+    is_int = isinstance(value, builtins.int) and not isinstance(value, builtins.bool)
+    if is_int and dtype in integer_dtypes:
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} is out of bounds for {dtype}")
     return np.asarray(value, dtype=dtype)
 
 
@@ -148,7 +148,9 @@ def get_scalar_type(dtype: str) -> ScalarType:
 def constant(value: Any, dtype: str | None = None, name: str | None = None) -> Constant:
     """A scalar constant; Python numbers get NumPy's default dtypes unless ``dtype`` is given."""
     if dtype is None:
-        dtype = python_scalar_dtype(value) if is_python_scalar(value) else np.asarray(value).dtype.name
+        dtype = (
+            python_scalar_dtype(value) if is_python_scalar(value) else np.asarray(value).dtype.name
+        )
     return get_scalar_type(dtype).make_constant(cast_python_scalar(value, dtype)[()], name=name)
 
 
@@ -288,7 +290,7 @@ def resolve_ufunc_types(op: Any, nfunc: Any, types: Sequence[ScalarType], nout: 
     except (TypeError, np._core._exceptions._UFuncNoLoopError) as err:
         names = ", ".join(d.name for d in dtypes)
         raise TypeError(f"{op} is not defined for inputs of dtype ({names}): {err}") from err
-    return [get_scalar_type(dt.name) for dt in resolved[len(dtypes):]]
+    return [get_scalar_type(dt.name) for dt in resolved[len(dtypes) :]]
 
 
 class UnaryScalarOp(ScalarOp):

@@ -100,7 +100,9 @@ class DimShuffle(Op):
             gz = gz.sum(axis=added, keepdims=True)
         # Invert the shuffle: input dim d comes from output dim new_order.index(d); dims the
         # op dropped come back as new length-1 dims.
-        grad_order = ["x" if d in self.drop else self.new_order.index(d) for d in range(self.input_ndim)]
+        grad_order = [
+            "x" if d in self.drop else self.new_order.index(d) for d in range(self.input_ndim)
+        ]
         gx = DimShuffle(gz.type.ndim, grad_order)(gz)
         if x.type.dtype in discrete_dtypes:
             return [gx]
@@ -158,7 +160,10 @@ class Elemwise(Op):
     __props__ = ("scalar_op", "inplace_pattern")
 
     def __init__(
-        self, scalar_op: ScalarOp, inplace_pattern: dict | None = None, name: str | None = None,
+        self,
+        scalar_op: ScalarOp,
+        inplace_pattern: dict | None = None,
+        name: str | None = None,
         nfunc_spec: Any = None,
     ) -> None:
         if not isinstance(scalar_op, ScalarOp):
@@ -329,9 +334,7 @@ def _fit_gradient(term: Variable, inp: Variable) -> Variable:
         return term
     if isinstance(term, Constant) and np.all(term.data == 0):
         return inp.zeros_like(dtype=term.type.dtype)
-    summed = [
-        d for d in range(inp.type.ndim) if inp.type.shape[d] == 1 and term.type.shape[d] != 1
-    ]
+    summed = [d for d in range(inp.type.ndim) if inp.type.shape[d] == 1 and term.type.shape[d] != 1]
     if summed:
         term = term.sum(axis=summed, keepdims=True)
     if any(t == 1 and s != 1 for t, s in zip(term.type.shape, inp.type.shape)):
@@ -365,7 +368,10 @@ class CAReduce(Op):
     __props__ = ("scalar_op", "axis", "dtype", "acc_dtype")
 
     def __init__(
-        self, scalar_op: ScalarOp, axis: Sequence[int] | None = None, dtype: Any = None,
+        self,
+        scalar_op: ScalarOp,
+        axis: Sequence[int] | None = None,
+        dtype: Any = None,
         acc_dtype: Any = None,
     ) -> None:
         if not isinstance(scalar_op, ScalarOp):

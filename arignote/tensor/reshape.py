@@ -62,7 +62,9 @@ class Reshape(Op):
         if shp.type.ndim != 1 or shp.type.dtype not in ("int8", "int16", "int32", "int64"):
             raise TypeError(f"Reshape expects an integer vector as shape, got {shp.type}")
         if shp.type.shape[0] is not None and shp.type.shape[0] != self.ndim:
-            raise ValueError(f"Reshape to {self.ndim} dims got a shape of length {shp.type.shape[0]}")
+            raise ValueError(
+                f"Reshape to {self.ndim} dims got a shape of length {shp.type.shape[0]}"
+            )
         entries = _static_entries(shp, self.ndim)
         if sum(e == -1 for e in entries) > 1:
             raise ValueError("Reshape: at most one dimension may be -1")
@@ -76,7 +78,9 @@ class Reshape(Op):
         try:
             output_storage[0][0] = np.reshape(x, tuple(int(s) for s in shp))
         except ValueError as err:
-            raise ValueError(f"Cannot reshape an array of shape {x.shape} into {tuple(shp)}") from err
+            raise ValueError(
+                f"Cannot reshape an array of shape {x.shape} into {tuple(shp)}"
+            ) from err
 
     def infer_shape(self, fgraph, node, input_shapes):
         x_shape = input_shapes[0]
@@ -122,7 +126,9 @@ def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
     if ndim is None:
         ndim = shp.type.shape[0]
         if ndim is None:
-            raise ValueError(f"reshape to {newshape}: pass ndim, the length of the shape is unknown")
+            raise ValueError(
+                f"reshape to {newshape}: pass ndim, the length of the shape is unknown"
+            )
     return Reshape(ndim)(x, shp)
 
 
@@ -135,3 +141,6 @@ def flatten(x: Any, ndim: int = 1) -> Variable:
         return x
     leading = [shape_i(x, d) for d in range(ndim - 1)]
     return reshape(x, [*leading, -1], ndim=ndim)
+
+
+__all__ = ["Reshape", "flatten", "reshape"]

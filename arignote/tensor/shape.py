@@ -136,8 +136,16 @@ class SpecifyShape(Op):
         if len(lengths) != sum(self.specified):
             raise TypeError(f"{self} expects {sum(self.specified)} lengths, got {len(lengths)}")
         for s in lengths:
-            if s.type.ndim != 0 or s.type.dtype not in ("int8", "int16", "int32", "int64", "uint8",
-                                                        "uint16", "uint32", "uint64"):
+            if s.type.ndim != 0 or s.type.dtype not in (
+                "int8",
+                "int16",
+                "int32",
+                "int64",
+                "uint8",
+                "uint16",
+                "uint32",
+                "uint64",
+            ):
                 raise TypeError(f"SpecifyShape lengths must be integer scalars, got {s.type}")
         return Apply(self, [x, *lengths], [tensor_type(x.type.dtype, self._static(x, lengths))()])
 
@@ -259,3 +267,18 @@ def as_shape_vector(shape: Any) -> Variable:
         return shape
     entries = [shape] if np.ndim(shape) == 0 and not isinstance(shape, (list, tuple)) else shape
     return make_vector(*[as_tensor_variable(s) for s in entries], dtype="int64")
+
+
+__all__ = [
+    "Shape",
+    "Shape_i",
+    "SpecifyShape",
+    "shape",
+    "shape_i",
+    "shape_padaxis",
+    "shape_padleft",
+    "shape_padright",
+    "shape_tuple",
+    "specify_broadcastable",
+    "specify_shape",
+]

@@ -81,7 +81,9 @@ class ShapeFeature(Feature):
 
     def set_shape(self, var: Variable, shape: Any) -> None:
         if shape is None or not isinstance(var.type, TensorType):
-            self.shape_of[var] = None if not isinstance(var.type, TensorType) else self.default_shape(var)
+            self.shape_of[var] = (
+                None if not isinstance(var.type, TensorType) else self.default_shape(var)
+            )
             return
         if len(shape) != var.type.ndim:
             raise ShapeError(f"shape {shape} has {len(shape)} entries for {var} of type {var.type}")
@@ -100,7 +102,14 @@ class ShapeFeature(Feature):
             return _int64(int(s))
         s = as_tensor_variable(s)
         if s.type.ndim != 0 or s.type.dtype not in (
-            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"
+            "int8",
+            "int16",
+            "int32",
+            "int64",
+            "uint8",
+            "uint16",
+            "uint32",
+            "uint64",
         ):
             raise ShapeError(f"shape entry {s} of {var} must be an integer scalar, got {s.type}")
         return cast(s, "int64")
@@ -125,13 +134,18 @@ class ShapeFeature(Feature):
             except Exception as err:
                 if config.on_rewrite_error == "raise":
                     raise
-                warnings.warn(f"infer_shape of {node.op} failed ({err}); its outputs will be "
-                              "computed to know their shapes", stacklevel=2)
+                warnings.warn(
+                    f"infer_shape of {node.op} failed ({err}); its outputs will be "
+                    "computed to know their shapes",
+                    stacklevel=2,
+                )
         return [self.default_shape(out) for out in node.outputs]
 
     def _checked(self, node: Any, shapes: Any) -> list:
         if not isinstance(shapes, (list, tuple)) or len(shapes) != len(node.outputs):
-            raise ShapeError(f"{node.op}.infer_shape returned {shapes!r} for {len(node.outputs)} outputs")
+            raise ShapeError(
+                f"{node.op}.infer_shape returned {shapes!r} for {len(node.outputs)} outputs"
+            )
         return list(shapes)
 
     def on_change_input(self, fgraph, node, i, var, new_var, reason=None):

@@ -17,9 +17,15 @@ class TensorSharedVariable(_TensorOperators, SharedVariable):
 
 
 @shared_constructor
-def tensor_constructor(value: Any, name: str | None = None, strict: bool = False,
-                       allow_downcast: bool | None = None, borrow: bool = False,
-                       shape: tuple | None = None, broadcastable: tuple | None = None):
+def tensor_constructor(
+    value: Any,
+    name: str | None = None,
+    strict: bool = False,
+    allow_downcast: bool | None = None,
+    borrow: bool = False,
+    shape: tuple | None = None,
+    broadcastable: tuple | None = None,
+):
     """Shared tensor of the value's dtype and ndim; lengths stay free unless ``shape`` is given."""
     if is_python_scalar(value):
         value = np.asarray(value, dtype=python_scalar_dtype(value))
@@ -33,5 +39,6 @@ def tensor_constructor(value: Any, name: str | None = None, strict: bool = False
     if shape is None:
         shape = (None,) * value.ndim
     ttype = TensorType(value.dtype, shape)
-    return TensorSharedVariable(ttype, value, strict=strict, allow_downcast=allow_downcast,
-                                name=name)
+    return TensorSharedVariable(
+        ttype, value, strict=strict, allow_downcast=allow_downcast, name=name
+    )

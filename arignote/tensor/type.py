@@ -180,8 +180,13 @@ class TensorType(Type):
         return bool(np.all(a == b))
 
     def values_eq_approx(
-        self, a: Any, b: Any, allow_remove_inf: bool = False, allow_remove_nan: bool = False,
-        rtol: float | None = None, atol: float | None = None,
+        self,
+        a: Any,
+        b: Any,
+        allow_remove_inf: bool = False,
+        allow_remove_nan: bool = False,
+        rtol: float | None = None,
+        atol: float | None = None,
     ) -> bool:
         a, b = np.asarray(a), np.asarray(b)
         if a.shape != b.shape:
@@ -227,7 +232,7 @@ class TensorType(Type):
         return all(s is None or s == o for s, o in zip(self.shape, otype.shape))
 
     def convert_variable(self, var: Variable) -> Variable | None:
-        """``var`` itself if its type is a subtype; a shape-specified view of it if less specific."""
+        """``var`` if its type is a subtype; a shape-specified view of it if less specific."""
         if self.is_super(var.type):
             return var
         if isinstance(var.type, TensorType) and var.type.is_super(self):
@@ -325,10 +330,26 @@ def is_float_dtype(dtype: str) -> bool:
 
 # -- constructors ---------------------------------------------------------------------------
 
-_NDIM_NAMES = {0: "scalar", 1: "vector", 2: "matrix", 3: "tensor3", 4: "tensor4", 5: "tensor5",
-               6: "tensor6", 7: "tensor7"}
-_PREFIX_DTYPES = {"b": "int8", "w": "int16", "i": "int32", "l": "int64", "f": "float32",
-                  "d": "float64", "c": "complex64", "z": "complex128"}
+_NDIM_NAMES = {
+    0: "scalar",
+    1: "vector",
+    2: "matrix",
+    3: "tensor3",
+    4: "tensor4",
+    5: "tensor5",
+    6: "tensor6",
+    7: "tensor7",
+}
+_PREFIX_DTYPES = {
+    "b": "int8",
+    "w": "int16",
+    "i": "int32",
+    "l": "int64",
+    "f": "float32",
+    "d": "float64",
+    "c": "complex64",
+    "z": "complex128",
+}
 
 
 class TensorConstructor:
@@ -371,6 +392,7 @@ def _plural(make: Callable) -> Callable:
         return [make(n, **kwargs) for n in names]
 
     many.__doc__ = f"Several variables at once: names, a count, or one 'x, y' string ({make})."
+    many._plural = True  # type: ignore[attr-defined]
     return many
 
 
@@ -415,12 +437,30 @@ rows, cols = _plural(row), _plural(col)
 tensor3s, tensor4s, tensor5s = _plural(tensor3), _plural(tensor4), _plural(tensor5)
 tensor6s, tensor7s = _plural(tensor6), _plural(tensor7)
 
-_FAMILIES = {"scalar": (), "vector": (None,), "matrix": (None, None), "row": (1, None),
-             "col": (None, 1), "tensor3": (None,) * 3, "tensor4": (None,) * 4,
-             "tensor5": (None,) * 5, "tensor6": (None,) * 6, "tensor7": (None,) * 7}
-_PLURALS = {"scalar": "scalars", "vector": "vectors", "matrix": "matrices", "row": "rows",
-            "col": "cols", "tensor3": "tensor3s", "tensor4": "tensor4s", "tensor5": "tensor5s",
-            "tensor6": "tensor6s", "tensor7": "tensor7s"}
+_FAMILIES = {
+    "scalar": (),
+    "vector": (None,),
+    "matrix": (None, None),
+    "row": (1, None),
+    "col": (None, 1),
+    "tensor3": (None,) * 3,
+    "tensor4": (None,) * 4,
+    "tensor5": (None,) * 5,
+    "tensor6": (None,) * 6,
+    "tensor7": (None,) * 7,
+}
+_PLURALS = {
+    "scalar": "scalars",
+    "vector": "vectors",
+    "matrix": "matrices",
+    "row": "rows",
+    "col": "cols",
+    "tensor3": "tensor3s",
+    "tensor4": "tensor4s",
+    "tensor5": "tensor5s",
+    "tensor6": "tensor6s",
+    "tensor7": "tensor7s",
+}
 
 # bscalar, dmatrix, fvector, ...: TensorType instances (call them with a name for a variable),
 # and their plurals dmatrices, fvectors, ...
@@ -430,3 +470,15 @@ for _prefix, _dtype in _PREFIX_DTYPES.items():
         globals()[_prefix + _family] = _type
         globals()[_prefix + _PLURALS[_family]] = _plural(_type)
 del _prefix, _dtype, _family, _shape, _type
+
+
+def constructors() -> dict[str, Any]:
+    """The variable constructors by name (``matrix``, ``dvector``, ``fmatrices``, ...)."""
+    names = {}
+    for name, value in globals().items():
+        if name.startswith("_"):
+            continue
+        if isinstance(value, (TensorConstructor, TensorType)) or getattr(value, "_plural", False):
+            names[name] = value
+    names["tensor"] = tensor
+    return names

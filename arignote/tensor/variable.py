@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from arignote.graph.basic import Constant, Variable
 import arignote.tensor.math as tm
+import arignote.tensor.products as tp
+import arignote.tensor.reduction as tred
+from arignote.graph.basic import Constant, Variable
 from arignote.tensor.basic import constant
+from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.reshape import flatten, reshape
 from arignote.tensor.shape import shape, shape_tuple
-from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.type import TensorType
 
 
@@ -47,10 +49,10 @@ class _TensorOperators:
     __xor__, __rxor__ = _binary(tm.xor)
 
     def __matmul__(self, other):
-        return tm.matmul(self, other) if hasattr(tm, "matmul") else tm.dot(self, other)
+        return tp.matmul(self, other) if hasattr(tp, "matmul") else tp.dot(self, other)
 
     def __rmatmul__(self, other):
-        return tm.matmul(other, self) if hasattr(tm, "matmul") else tm.dot(other, self)
+        return tp.matmul(other, self) if hasattr(tp, "matmul") else tp.dot(other, self)
 
     def __neg__(self):
         return tm.neg(self)
@@ -134,7 +136,9 @@ class _TensorOperators:
             axes = tuple(reversed(range(self.type.ndim)))
         axes = tuple(a % self.type.ndim for a in axes) if self.type.ndim else axes
         if sorted(axes) != list(range(self.type.ndim)):
-            raise ValueError(f"transpose axes {axes} are not a permutation of {self.type.ndim} dims")
+            raise ValueError(
+                f"transpose axes {axes} are not a permutation of {self.type.ndim} dims"
+            )
         return DimShuffle(self.type.ndim, axes)(self)
 
     def reshape(self, *newshape: Any, ndim: int | None = None) -> Variable:
@@ -167,28 +171,38 @@ class _TensorOperators:
     # -- reductions and products --------------------------------------------------------------
 
     def sum(self, axis=None, dtype=None, keepdims=False, acc_dtype=None) -> Variable:
-        return tm.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+        return tred.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
     def mean(self, axis=None, dtype=None, keepdims=False) -> Variable:
-        return tm.mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+        return tred.mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def max(self, axis=None, keepdims=False) -> Variable:
-        return tm.max(self, axis=axis, keepdims=keepdims)
+        return tred.max(self, axis=axis, keepdims=keepdims)
 
     def min(self, axis=None, keepdims=False) -> Variable:
-        return tm.min(self, axis=axis, keepdims=keepdims)
+        return tred.min(self, axis=axis, keepdims=keepdims)
 
     def argmax(self, axis=None, keepdims=False) -> Variable:
-        return tm.argmax(self, axis=axis, keepdims=keepdims)
+        return tred.argmax(self, axis=axis, keepdims=keepdims)
 
     def dot(self, other: Any) -> Variable:
-        return tm.dot(self, other)
+        return tp.dot(self, other)
+
+    # -- elementwise methods (math.py) ------------------------------------------------------
 
     def exp(self) -> Variable:
         return tm.exp(self)
 
     def log(self) -> Variable:
         return tm.log(self)
+
+    # -- more reductions (reduction.py) -----------------------------------------------------
+
+    # -- creation and shape methods (shape/join/extra ops) ----------------------------------
+
+    # -- indexing (subtensor.py, sort.py) ---------------------------------------------------
+
+    # -- products and linear algebra (products.py, linalg/) ---------------------------------
 
 
 class TensorVariable(_TensorOperators, Variable):

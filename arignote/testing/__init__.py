@@ -10,8 +10,8 @@ import numpy as np
 
 from arignote.compile import function, get_mode
 from arignote.graph.op import Op
-from arignote.testing.gradcheck import numeric_grad, verify_grad
 from arignote.tensor.type import float_tolerances
+from arignote.testing.gradcheck import numeric_grad, verify_grad
 
 
 def fetch_seed(pseed: Any = None) -> int:
@@ -23,8 +23,9 @@ def fetch_seed(pseed: Any = None) -> int:
         raise ValueError(f"A test seed must be an integer, got {seed!r}") from err
 
 
-def assert_allclose(expected: Any, value: Any, rtol: float | None = None,
-                    atol: float | None = None) -> None:
+def assert_allclose(
+    expected: Any, value: Any, rtol: float | None = None, atol: float | None = None
+) -> None:
     """Assert ``value`` equals ``expected`` within tolerances fit for their dtype.
 
     The error shows the largest absolute and relative differences and where they are.
@@ -60,9 +61,16 @@ class InferShapeTester:
     def setup_method(self) -> None:
         self.mode = get_mode("FAST_RUN")
 
-    def _compile_and_check(self, inputs: list, outputs: list, numeric_inputs: list, cls: Any,
-                           excluding: list | None = None, warn: bool = True,
-                           check_topo: bool = True) -> None:
+    def _compile_and_check(
+        self,
+        inputs: list,
+        outputs: list,
+        numeric_inputs: list,
+        cls: Any,
+        excluding: list | None = None,
+        warn: bool = True,
+        check_topo: bool = True,
+    ) -> None:
         """Check that ``outputs``' shapes are computed without ``cls`` ops and are right.
 
         Shapes are compiled alone: no op of class ``cls`` (or equal to ``cls`` when it is an op)
@@ -80,8 +88,9 @@ class InferShapeTester:
                 stacklevel=2,
             )
         outputs_fn = function(inputs, outputs, mode=mode, on_unused_input="ignore")
-        shapes_fn = function(inputs, [o.shape for o in outputs], mode=mode,
-                             on_unused_input="ignore")
+        shapes_fn = function(
+            inputs, [o.shape for o in outputs], mode=mode, on_unused_input="ignore"
+        )
         if check_topo:
             leftovers = [n for n in shapes_fn.maker.fgraph.toposort() if _is_instance_of(n.op, cls)]
             if leftovers:

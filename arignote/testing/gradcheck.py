@@ -59,16 +59,22 @@ def _worst(numeric, analytic, abs_tol, rel_tol) -> tuple[int, tuple, float, floa
     worst = (-1, (), 0.0, 0.0, 0.0)
     for arg, (n, a) in enumerate(zip(numeric, analytic)):
         if np.shape(a) != np.shape(n):
-            raise GradientError(f"The gradient for argument {arg} has shape {np.shape(a)}, "
-                                f"expected {np.shape(n)}")
+            raise GradientError(
+                f"The gradient for argument {arg} has shape {np.shape(a)}, expected {np.shape(n)}"
+            )
         abs_err, rel_err = gradient_errors(n, a)
         if abs_err.size == 0:
             continue
         score = np.minimum(abs_err / abs_tol, rel_err / rel_tol)
         position = np.unravel_index(int(np.argmax(score)), score.shape)
         if score[position] > worst[4]:
-            worst = (arg, position, float(abs_err[position]), float(rel_err[position]),
-                     float(score[position]))
+            worst = (
+                arg,
+                position,
+                float(abs_err[position]),
+                float(rel_err[position]),
+                float(score[position]),
+            )
     return worst
 
 
@@ -102,8 +108,10 @@ def verify_grad(
     abs_tol = DEFAULT_TOL[key] if abs_tol is None else abs_tol
     rel_tol = DEFAULT_TOL[key] if rel_tol is None else rel_tol
 
-    inputs = [TensorType(p.dtype, shape=tuple(1 if s == 1 else None for s in p.shape))(f"input{i}")
-              for i, p in enumerate(points)]
+    inputs = [
+        TensorType(p.dtype, shape=tuple(1 if s == 1 else None for s in p.shape))(f"input{i}")
+        for i, p in enumerate(points)
+    ]
     output = fun(*inputs)
     if isinstance(output, (list, tuple)):
         raise TypeError("verify_grad checks one output at a time; wrap fun to return one tensor")

@@ -15,7 +15,13 @@ import numpy as np
 
 FLOAT_DTYPES = ("float64", "float32")
 TESTS = (
-    "perform", "infer_shape", "grad", "rop", "adjoint", "props", "constant_folding",
+    "perform",
+    "infer_shape",
+    "grad",
+    "rop",
+    "adjoint",
+    "props",
+    "constant_folding",
 )
 
 
@@ -83,6 +89,7 @@ def register(*infos: OpInfo) -> None:
 
 def cast_sample(sample: Sample, dtype: str) -> Sample:
     """The sample with its floating-point array arguments converted to ``dtype``."""
+
     def convert(value: Any) -> Any:
         if isinstance(value, np.ndarray) and value.dtype.kind == "f":
             return value.astype(dtype)

@@ -23,7 +23,9 @@ def _binary(low: float = -2.0, high: float = 2.0):
     def samples(rng):
         return [
             Sample((rng.uniform(low, high, (3, 4)), rng.uniform(low, high, (3, 4))), name="same"),
-            Sample((rng.uniform(low, high, (2, 3)), rng.uniform(low, high, (3,))), name="broadcast"),
+            Sample(
+                (rng.uniform(low, high, (2, 3)), rng.uniform(low, high, (3,))), name="broadcast"
+            ),
         ]
 
     return samples
@@ -35,5 +37,12 @@ register(
     OpInfo("tanh", pt.tanh, np.tanh, _unary(), dtypes=FLOAT_DTYPES, op_class=pt.Elemwise),
     OpInfo("add", pt.add, np.add, _binary(), dtypes=FLOAT_DTYPES, op_class=pt.Elemwise),
     OpInfo("mul", pt.mul, np.multiply, _binary(), dtypes=FLOAT_DTYPES, op_class=pt.Elemwise),
-    OpInfo("true_div", pt.true_div, np.true_divide, _binary(0.5, 2.0), dtypes=FLOAT_DTYPES, op_class=pt.Elemwise),
+    OpInfo(
+        "true_div",
+        pt.true_div,
+        np.true_divide,
+        _binary(0.5, 2.0),
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.Elemwise,
+    ),
 )

@@ -8,6 +8,7 @@ through ``fgraph.replace_all_validate``, which undoes them if a feature objects.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import warnings
 from collections import deque
@@ -171,10 +172,8 @@ class OpToRewriterTracker:
         for cls in type(op).__mro__:
             found.update(self.by_type.get(cls, ()))
         ordered = sorted(found, key=self._order.__getitem__)
-        try:
+        with contextlib.suppress(TypeError):
             self._cache[op] = ordered
-        except TypeError:
-            pass
         return ordered
 
 
@@ -281,7 +280,10 @@ class WalkingGraphRewriter(GraphRewriter):
     """
 
     def __init__(
-        self, node_rewriter: NodeRewriter, order: str = "in_to_out", ignore_newtrees: bool = False,
+        self,
+        node_rewriter: NodeRewriter,
+        order: str = "in_to_out",
+        ignore_newtrees: bool = False,
         name: str | None = None,
     ) -> None:
         if order not in ("in_to_out", "out_to_in"):
@@ -321,12 +323,16 @@ def _combine(rewriters: Sequence[NodeRewriter]) -> NodeRewriter:
     return rewriters[0] if len(rewriters) == 1 else SequentialNodeRewriter(*rewriters)
 
 
-def in2out(*rewriters: NodeRewriter, name: str | None = None, **kwargs: Any) -> WalkingGraphRewriter:
+def in2out(
+    *rewriters: NodeRewriter, name: str | None = None, **kwargs: Any
+) -> WalkingGraphRewriter:
     """Walk the graph from inputs to outputs applying ``rewriters`` (tried in order)."""
     return WalkingGraphRewriter(_combine(rewriters), "in_to_out", name=name, **kwargs)
 
 
-def out2in(*rewriters: NodeRewriter, name: str | None = None, **kwargs: Any) -> WalkingGraphRewriter:
+def out2in(
+    *rewriters: NodeRewriter, name: str | None = None, **kwargs: Any
+) -> WalkingGraphRewriter:
     """Walk the graph from outputs to inputs applying ``rewriters`` (tried in order)."""
     return WalkingGraphRewriter(_combine(rewriters), "out_to_in", name=name, **kwargs)
 

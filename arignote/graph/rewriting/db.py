@@ -138,7 +138,7 @@ rewrites = RewriteDatabase()
 def register_rewrite(
     *tags: str, name: str | None = None, db: RewriteDatabase | None = None
 ) -> Callable[[Any], Any]:
-    """Decorator registering a rewriter in ``db`` (the library-wide one by default) with ``tags``."""
+    """Decorator registering a rewriter with ``tags`` in ``db`` (default: the library's)."""
 
     def decorator(rewriter: Any) -> Any:
         key = name or getattr(rewriter, "name", None) or getattr(rewriter, "__name__", None)
@@ -151,8 +151,11 @@ def register_rewrite(
 
 
 def phase_rewriter(
-    tag: str, exclude: Sequence[str] = (), require: Sequence[str] = (),
-    db: RewriteDatabase | None = None, max_use_ratio: float = 10.0,
+    tag: str,
+    exclude: Sequence[str] = (),
+    require: Sequence[str] = (),
+    db: RewriteDatabase | None = None,
+    max_use_ratio: float = 10.0,
 ) -> GraphRewriter:
     """All rewrites tagged ``tag``: node rewriters run to equilibrium, graph rewriters in order."""
     query = RewriteDatabaseQuery(include=[tag], require=require, exclude=exclude)
