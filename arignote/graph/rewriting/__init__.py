@@ -1,4 +1,4 @@
-"""Graph rewriting: node and graph rewriters, walkers, merging, databases."""
+"""Graph rewriting: node and graph rewriters, patterns, walkers, merging, databases."""
 
 from arignote.graph.rewriting.basic import (
     EquilibriumGraphRewriter,
@@ -11,7 +11,15 @@ from arignote.graph.rewriting.basic import (
     node_rewriter,
     out2in,
 )
-from arignote.graph.rewriting.db import register_rewrite, rewrites
+from arignote.graph.rewriting.db import RewriteDatabaseQuery, register_rewrite, rewrites
+from arignote.graph.rewriting.pattern import (
+    PatternMatcher,
+    PatternNodeRewriter,
+    PatternVar,
+    pattern_vars,
+    register_patterns,
+)
+from arignote.graph.rewriting.trace import RewriteTrace
 from arignote.graph.rewriting.utils import rewrite_graph
 
 __all__ = [
@@ -19,11 +27,18 @@ __all__ = [
     "GraphRewriter",
     "MergeOptimizer",
     "NodeRewriter",
+    "PatternMatcher",
+    "PatternNodeRewriter",
+    "PatternVar",
+    "RewriteDatabaseQuery",
+    "RewriteTrace",
     "SequentialGraphRewriter",
     "WalkingGraphRewriter",
     "in2out",
     "node_rewriter",
     "out2in",
+    "pattern_vars",
+    "register_patterns",
     "register_rewrite",
     "rewrite_graph",
     "rewrites",

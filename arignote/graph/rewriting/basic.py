@@ -61,6 +61,14 @@ class NodeRewriter(Rewriter):
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define transform(fgraph, node)")
 
+    def leaves(self) -> list[NodeRewriter]:
+        """The elementary rewriters this one is made of (itself, unless it groups others).
+
+        Walkers apply leaves one by one, so that traces and fire counts name the rule that
+        actually fired rather than the group it belongs to.
+        """
+        return [self]
+
 
 class FromFunctionNodeRewriter(NodeRewriter):
     """A node rewriter made from a plain function (see :func:`node_rewriter`)."""
@@ -138,6 +146,9 @@ class SequentialNodeRewriter(NodeRewriter):
         for rewriter in self.rewriters:
             rewriter.add_requirements(fgraph)
 
+    def leaves(self) -> list[NodeRewriter]:
+        return [leaf for rewriter in self.rewriters for leaf in rewriter.leaves()]
+
 
 class OpToRewriterTracker:
     """Finds the node rewriters that track a given op (by class, through the MRO, or instance)."""
@@ -152,6 +163,11 @@ class OpToRewriterTracker:
             self.add(rewriter)
 
     def add(self, rewriter: NodeRewriter) -> None:
+        leaves = rewriter.leaves()
+        if leaves != [rewriter]:
+            for leaf in leaves:
+                self.add(leaf)
+            return
         self._order.setdefault(rewriter, len(self._order))
         self._cache.clear()
         tracks = rewriter.tracks()
@@ -256,7 +272,12 @@ def apply_node_rewriter(fgraph: FunctionGraph, rewriter: NodeRewriter, node: App
 
 
 class _NodeQueue(Feature):
-    """Follows graph changes on behalf of a walker: new nodes and rewired clients are revisited."""
+    """Follows graph changes on behalf of a walker: new nodes and rewired clients are revisited.
+
+    With ``revisit_clients``, a node whose input changed is revisited, and so are the nodes
+    using its outputs: a pattern rooted one level up may match now (``log(1 + exp(x))`` once
+    the inner ``exp`` appears).
+    """
 
     def __init__(self, queue: deque, revisit_clients: bool) -> None:
         self.queue = queue
@@ -266,8 +287,13 @@ class _NodeQueue(Feature):
         self.queue.append(node)
 
     def on_change_input(self, fgraph, node, i, var, new_var, reason=None):
-        if self.revisit_clients and node != "output":
-            self.queue.append(node)
+        if not self.revisit_clients or node == "output":
+            return
+        self.queue.append(node)
+        for out in node.outputs:
+            for client, _ in fgraph.clients.get(out, ()):
+                if client != "output":
+                    self.queue.append(client)
 
 
 # -- walkers --------------------------------------------------------------------------------
@@ -310,9 +336,12 @@ class WalkingGraphRewriter(GraphRewriter):
         try:
             while queue:
                 node = queue.popleft()
-                if node not in fgraph.apply_nodes or not tracker.get_trackers(node.op):
+                if node not in fgraph.apply_nodes:
                     continue
-                changed |= apply_node_rewriter(fgraph, self.node_rewriter, node)
+                for rewriter in tracker.get_trackers(node.op):
+                    if apply_node_rewriter(fgraph, rewriter, node):
+                        changed = True
+                        break
         finally:
             if follower is not None:
                 fgraph.remove_feature(follower)
@@ -522,3 +551,35 @@ def copy_stack_trace(from_var: Variable | Sequence[Variable], to_var: Any) -> No
     for target in targets:
         if isinstance(target, Variable):
             target.tag.trace = list(trace)
+
+
+# The declarative tier lives in its own module and builds on this one; it is re-exported here
+# because ``arignote.graph.rewriting.basic.PatternNodeRewriter`` is its public path (as in
+# Aesara/PyTensor). The package ``__init__`` imports this module first, so the cycle resolves.
+from arignote.graph.rewriting.pattern import (  # noqa: E402
+    PatternMatcher,
+    PatternNodeRewriter,
+    PatternVar,
+    pattern_vars,
+)
+
+__all__ = [
+    "EquilibriumGraphRewriter",
+    "GraphRewriter",
+    "MergeOptimizer",
+    "NodeRewriter",
+    "PatternMatcher",
+    "PatternNodeRewriter",
+    "PatternVar",
+    "RewriteError",
+    "RewriteWarning",
+    "Rewriter",
+    "SequentialGraphRewriter",
+    "SequentialNodeRewriter",
+    "WalkingGraphRewriter",
+    "copy_stack_trace",
+    "in2out",
+    "node_rewriter",
+    "out2in",
+    "pattern_vars",
+]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arignote.graph.basic import Variable, equal_computations
+from arignote.graph.basic import Variable, clone_get_equiv, equal_computations
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.rewriting.basic import GraphRewriter, MergeOptimizer
 from arignote.graph.rewriting.db import phase_rewriter
@@ -22,13 +22,18 @@ def rewrite_graph(
     """Apply the rewrite phases named in ``include`` (in that order) to ``graph``.
 
     Each phase runs every registered rewrite carrying its tag, minus ``exclude``, after a merge
-    pass. Returns the rewritten variable(s), or the FunctionGraph when one was given.
+    pass. Returns the rewritten variable(s), or the FunctionGraph when one was given. Without
+    ``clone`` the caller's graph is edited in place; with it, a copy is rewritten (expressed in
+    the caller's own input variables) and the original is left untouched.
     """
     if isinstance(graph, FunctionGraph):
         fgraph, return_fgraph = graph, True
     else:
         outputs = [graph] if isinstance(graph, Variable) else list(graph)
-        fgraph = FunctionGraph(outputs=outputs, clone=clone)
+        if clone:
+            equiv = clone_get_equiv([], outputs, copy_inputs=False, copy_orphans=False)
+            outputs = [equiv[o] for o in outputs]
+        fgraph = FunctionGraph(outputs=outputs, clone=False)
         return_fgraph = False
     MergeOptimizer().rewrite(fgraph)
     for tag in include:

@@ -1,7 +1,7 @@
-"""Rewrites for tensor ops, registered in the library-wide rewrite database on import."""
+"""Rewrites for tensor ops, registered in the library-wide rewrite database on import.
 
-from arignote.graph.rewriting.db import register_rewrite
-from arignote.graph.rewriting.folding import constant_folding
-from arignote.tensor.rewriting import shape
+One module per op family (mirroring ``arignote/tensor``); ``basic`` holds the hooks the generic
+pattern matcher needs for tensors, and constant folding.
+"""
 
-register_rewrite("canonicalize", "constant_folding", "fast_compile")(constant_folding)
+from arignote.tensor.rewriting import basic, elemwise, math, shape

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from arignote.graph.basic import Constant
 from arignote.graph.rewriting.basic import node_rewriter
 from arignote.graph.rewriting.db import register_rewrite
-from arignote.tensor.basic import make_vector
-from arignote.tensor.shape import Shape, Shape_i
+from arignote.tensor.basic import as_tensor_variable, make_vector
+from arignote.tensor.rewriting.basic import scalar_constant
+from arignote.tensor.shape import Shape, Shape_i, SpecifyShape
 from arignote.tensor.shape_feature import ShapeFeature
 
 
@@ -42,3 +46,41 @@ def local_shape_i_lift(fgraph, node):
     ):
         return None
     return [inferred]
+
+
+@register_rewrite("canonicalize", "shape", "fast_compile")
+@node_rewriter([Shape_i])
+def local_shape_i_of_constant(fgraph, node):
+    """shape_i(c, i) -> the length of dimension i of constant c."""
+    (x,) = node.inputs
+    if not isinstance(x, Constant):
+        return None
+    return [as_tensor_variable(np.int64(np.shape(x.data)[node.op.i]))]
+
+
+def _is_length_of(entry, x, dim: int) -> bool:
+    """Whether ``entry`` is known to equal ``x.shape[dim]``."""
+    static = x.type.shape[dim]
+    if static is not None:
+        value = scalar_constant(entry)
+        return value is not None and int(value) == static
+    owner = entry.owner
+    return (
+        owner is not None
+        and isinstance(owner.op, Shape_i)
+        and owner.op.i == dim
+        and (owner.inputs[0] is x)
+    )
+
+
+@register_rewrite("canonicalize", "stabilize", "specialize", "shape", "fast_compile")
+@node_rewriter([SpecifyShape])
+def local_useless_specify_shape(fgraph, node):
+    """specify_shape(x, s) -> x when x's type already guarantees the lengths s."""
+    x, *lengths = node.inputs
+    if node.outputs[0].type != x.type:
+        return None
+    dims = [d for d, declared in enumerate(node.op.specified) if declared]
+    if not all(_is_length_of(length, x, d) for length, d in zip(lengths, dims)):
+        return None
+    return [x]

@@ -1,0 +1,288 @@
+"""Rewrites for the elementwise ops of ``arignote.tensor.math``: algebra, stability, speed.
+
+Identities are pattern tables, one rule per line with the math as a comment; rewrites that
+need logic (flattening variadic chains, combining constants, casts) are node rewriters.
+Phases: "canonicalize" brings equivalent graphs to one form, "stabilize" replaces expressions
+that overflow or lose precision, "specialize" picks the cheapest form of what remains.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from arignote import scalar as ps
+from arignote.graph.basic import Constant, Variable
+from arignote.graph.rewriting.basic import copy_stack_trace, node_rewriter
+from arignote.graph.rewriting.db import register_rewrite
+from arignote.graph.rewriting.pattern import pattern_vars, register_patterns
+from arignote.tensor.basic import constant
+from arignote.tensor.elemwise import Elemwise
+from arignote.tensor.math import (
+    abs,
+    add,
+    cast,
+    exp,
+    expm1,
+    ge,
+    log,
+    log1p,
+    mul,
+    neg,
+    pow,
+    sigmoid,
+    softplus,
+    sqr,
+    sqrt,
+    sub,
+    switch,
+    true_div,
+)
+from arignote.tensor.rewriting.basic import broadcast_like, scalar_constant, single_client
+
+x, y = pattern_vars("x y")
+
+
+def _is_float(var: Variable) -> bool:
+    return var.type.dtype.startswith(("float", "complex"))
+
+
+# -- canonicalization ----------------------------------------------------------------------------
+
+# Identities that also clean up after the other phases (stabilize/specialize create --x, x*1...).
+CANONICALIZE_CLEANUP = [
+    ((neg, (neg, x)), x),  # --x -> x
+    ((mul, x, 1), x),  # x * 1 -> x
+    ((add, x, 0), x),  # x + 0 -> x
+    ((sub, x, 0), x),  # x - 0 -> x
+    ((true_div, x, 1), x),  # x / 1 -> x
+]
+register_patterns(("canonicalize", "stabilize", "specialize", "algebra"), CANONICALIZE_CLEANUP)
+
+CANONICALIZE_ALGEBRA = [
+    ((sub, 0, x), (neg, x)),  # 0 - x -> -x
+    ((mul, x, -1), (neg, x)),  # x * -1 -> -x
+    ((true_div, x, -1), (neg, x)),  # x / -1 -> -x
+    ((add, x, (neg, y)), (sub, x, y)),  # x + -y -> x - y  (add is matched commutatively)
+    ((sub, x, (neg, y)), (add, x, y)),  # x - -y -> x + y
+    ((neg, (sub, x, y)), (sub, y, x)),  # -(x - y) -> y - x
+    ((mul, (neg, x), (neg, y)), (mul, x, y)),  # -x * -y -> x * y
+    ((true_div, (neg, x), (neg, y)), (true_div, x, y)),  # -x / -y -> x / y
+    ((sub, (add, x, y), y), x),  # (x + y) - y -> x
+    ((sub, x, x), 0),  # x - x -> 0
+    ((pow, x, 1), x),  # x ** 1 -> x
+    ((pow, x, 0), 1),  # x ** 0 -> 1  (also for x = 0 and x = nan, as in NumPy)
+    ((log, (exp, x)), x),  # log(exp(x)) -> x
+    ((exp, (log, x)), (switch, (ge, x, 0), x, np.nan)),  # exp(log(x)) -> x where x >= 0
+    ((mul, x, x), (sqr, x)),  # x * x -> x^2
+    ((sqrt, (sqr, x)), (abs, x)),  # sqrt(x^2) -> |x|
+    ((sqr, (neg, x)), (sqr, x)),  # (-x)^2 -> x^2
+    ((abs, (neg, x)), (abs, x)),  # |-x| -> |x|
+    ((abs, (abs, x)), (abs, x)),  # ||x|| -> |x|
+]
+register_patterns(("canonicalize", "algebra"), CANONICALIZE_ALGEBRA)
+
+# x / x -> 1 is wrong where x is 0, inf or nan (nan before, 1 after): only on request.
+CANONICALIZE_UNSAFE = [
+    ((true_div, x, x), 1),  # x / x -> 1
+]
+register_patterns(("canonicalize", "unsafe"), CANONICALIZE_UNSAFE)
+
+
+def _creation_rank(var: Variable) -> int:
+    """An order on variables that is stable while rewriting (creation order)."""
+    return int(var.auto_name.rsplit("_", 1)[1])
+
+
+def _sort_key(var: Variable) -> tuple:
+    # Constants last, so that ``x * 2`` and ``2 * x`` become the same node.
+    return (isinstance(var, Constant), _creation_rank(var))
+
+
+def _flattened_terms(fgraph, node) -> list[Variable]:
+    """Inputs of an add/mul node, with single-use inner applications of the same op spliced in."""
+    terms: list[Variable] = []
+    for inp in node.inputs:
+        inner = inp.owner
+        if (
+            inner is not None
+            and inner.op == node.op
+            and inp.type.dtype == node.outputs[0].type.dtype
+            and single_client(fgraph, inp)
+        ):
+            terms.extend(inner.inputs)
+        else:
+            terms.append(inp)
+    return terms
+
+
+def _combine_constants(op: Elemwise, terms: list[Variable], dtype: str) -> list[Variable]:
+    """The terms with their constants folded into one, dropped if it is the identity.
+
+    (A dropped constant that gave the result its shape is restored by the caller's broadcast.)
+    """
+    constants = [t for t in terms if isinstance(t, Constant)]
+    others = [t for t in terms if not isinstance(t, Constant)]
+    if not constants or not others:
+        return terms
+    value = constants[0].data
+    for c in constants[1:]:
+        value = op.scalar_op.elementwise(value, c.data)
+    value = np.asarray(value)
+    if np.all(value == op.scalar_op.identity):
+        return others
+    if len(constants) == 1:
+        return terms
+    return others + [constant(value.astype(dtype), ndim=terms[0].type.ndim)]
+
+
+@register_rewrite("canonicalize", "algebra")
+@node_rewriter([add, mul])
+def local_add_mul_canonical(fgraph, node):
+    """add(add(a, b), c) -> add(a, b, c), constants combined, terms sorted (same for mul)."""
+    out = node.outputs[0]
+    if any(i.type.dtype != out.type.dtype for i in node.inputs):
+        return None  # mixed dtypes: the order of the fold decides intermediate dtypes
+    terms = _combine_constants(node.op, _flattened_terms(fgraph, node), out.type.dtype)
+    terms = sorted(terms, key=_sort_key)
+    if terms == node.inputs:
+        return None
+    new = terms[0] if len(terms) == 1 else node.op(*terms)
+    new = broadcast_like(new, out, node.inputs)
+    if new is None:
+        return None
+    copy_stack_trace(out, new)
+    return [new]
+
+
+def _cast_op_dtype(node) -> str | None:
+    op = node.op if node is not None else None
+    if isinstance(op, Elemwise) and isinstance(op.scalar_op, ps.Cast):
+        return op.scalar_op.o_type.dtype
+    return None
+
+
+@register_rewrite("canonicalize", "stabilize", "specialize", "casts")
+@node_rewriter([Elemwise])
+def local_useless_cast(fgraph, node):
+    """cast(x, dtype) -> x when x already has that dtype."""
+    target = _cast_op_dtype(node)
+    if target is None or node.inputs[0].type.dtype != target:
+        return None
+    return [node.inputs[0]]
+
+
+@register_rewrite("canonicalize", "casts")
+@node_rewriter([Elemwise])
+def local_cast_cast(fgraph, node):
+    """cast(cast(x, t1), t2) -> cast(x, t2) when the cast to t1 loses nothing."""
+    outer = _cast_op_dtype(node)
+    inner_node = node.inputs[0].owner
+    middle = _cast_op_dtype(inner_node)
+    if outer is None or middle is None:
+        return None
+    source = inner_node.inputs[0]
+    if not np.can_cast(source.type.dtype, middle, "safe"):
+        return None
+    new = cast(source, outer)
+    copy_stack_trace(node.outputs[0], new)
+    return [new]
+
+
+@register_rewrite("canonicalize", "algebra")
+@node_rewriter([switch])
+def local_switch_known_condition(fgraph, node):
+    """switch(c, a, b) -> a (b) where c is known true (false) everywhere; switch(c, a, a) -> a."""
+    cond, a, b = node.inputs
+    out = node.outputs[0]
+    if a is b:
+        chosen = a
+    else:
+        value = scalar_constant(cond)
+        if value is None:
+            return None
+        chosen = a if value else b
+    new = broadcast_like(cast(chosen, out.type.dtype), out, node.inputs)
+    if new is None:
+        return None
+    copy_stack_trace(out, new)
+    return [new]
+
+
+# -- stabilization -------------------------------------------------------------------------------
+
+STABILIZE_LOGS_AND_EXPS = [
+    ((log, (add, 1, x)), (log1p, x)),  # log(1 + x) -> log1p(x)
+    ((log, (sub, 1, x)), (log1p, (neg, x))),  # log(1 - x) -> log1p(-x)
+    ((sub, (exp, x), 1), (expm1, x)),  # exp(x) - 1 -> expm1(x)
+    ((add, (exp, x), -1), (expm1, x)),  # exp(x) + -1 -> expm1(x)
+    ((log1p, (exp, x)), (softplus, x)),  # log(1 + exp(x)) -> softplus(x)
+    ((log1p, (expm1, x)), x),  # log(1 + (exp(x) - 1)) -> x
+    ((log, (sigmoid, x)), (neg, (softplus, (neg, x)))),  # log(sigmoid(x)) -> -softplus(-x)
+    ((sub, 1, (sigmoid, x)), (sigmoid, (neg, x))),  # 1 - sigmoid(x) -> sigmoid(-x)
+    ((log1p, (neg, (sigmoid, x))), (neg, (softplus, x))),  # log(1 - sigmoid(x)) -> -softplus(x)
+]
+register_patterns("stabilize", STABILIZE_LOGS_AND_EXPS)
+
+
+# -- specialization ------------------------------------------------------------------------------
+
+
+def _float_result(**bindings) -> bool:
+    return all(_is_float(v) for v in bindings.values())
+
+
+SPECIALIZE_POWERS = [
+    ((pow, x, 2), (sqr, x)),  # x ** 2 -> x^2
+    ((pow, x, 0.5), (sqrt, x)),  # x ** 0.5 -> sqrt(x)
+    ((pow, x, -1), (true_div, 1, x), {"constraint": _float_result}),  # x ** -1 -> 1 / x
+    ((pow, x, -2), (true_div, 1, (sqr, x)), {"constraint": _float_result}),  # x**-2 -> 1/x^2
+    ((pow, x, -0.5), (true_div, 1, (sqrt, x))),  # x ** -0.5 -> 1 / sqrt(x)
+    ((mul, x, 2), (add, x, x)),  # x * 2 -> x + x  (an add is never slower than a multiply)
+]
+register_patterns("specialize", SPECIALIZE_POWERS)
+
+
+def _power_by_squaring(base: Variable, exponent: int) -> Variable:
+    """base ** exponent (exponent >= 2) with O(log exponent) multiplications."""
+    result = None
+    square = base
+    while exponent:
+        if exponent & 1:
+            result = square if result is None else mul(result, square)
+        exponent >>= 1
+        if exponent:
+            square = sqr(square)
+    return result
+
+
+@register_rewrite("specialize", "algebra")
+@node_rewriter([pow])
+def local_pow_integer_exponent(fgraph, node):
+    """x ** n -> products of repeated squares of x, for a constant integer 3 <= n <= 64."""
+    base, exponent = node.inputs
+    value = _uniform_constant(exponent)
+    if value is None or not float(value).is_integer() or not 3 <= value <= 64:
+        return None
+    if exponent.type.ndim and any(s != 1 for s in exponent.type.shape):
+        return None  # a non-scalar exponent broadcasts the result
+    out = node.outputs[0]
+    new = _power_by_squaring(cast(base, out.type.dtype), int(value))
+    if new.type.dtype != out.type.dtype:
+        return None
+    new = broadcast_like(new, out, node.inputs)
+    if new is None:
+        return None
+    copy_stack_trace(out, new)
+    return [new]
+
+
+def _uniform_constant(var: Variable):
+    if not isinstance(var, Constant):
+        return None
+    flat = np.asarray(var.data).reshape(-1)
+    if flat.size == 0 or not np.all(flat == flat[0]) or flat.dtype.kind not in "iuf":
+        return None
+    return flat[0]
+
+
+__all__: list[str] = []
