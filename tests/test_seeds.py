@@ -11,9 +11,9 @@ import arignote
 import arignote as aesara
 import arignote.tensor as at
 from arignote.compile.ops import as_op
+from arignote.gradient import GradientError
 from arignote.graph.basic import Apply
 from arignote.graph.op import Op
-from arignote.gradient import GradientError
 from arignote.tensor import Constant, TensorType, Variable, add, mul
 from arignote.testing import InferShapeTester, assert_allclose, fetch_seed, verify_grad
 

@@ -93,7 +93,7 @@ def test_ancestors_and_graph_inputs_are_left_first():
     x, y, z = var("x"), var("y"), var("z")
     e = add(x, mul(y, z))
     assert graph_inputs([e]) == [x, y, z]
-    assert list(ancestors([e]))[0] is e
+    assert next(iter(ancestors([e]))) is e
     assert set(vars_between([y], [e])) >= {e, y, x}
 
 

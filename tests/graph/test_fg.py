@@ -9,7 +9,7 @@ import pytest
 from arignote.graph.basic import Constant
 from arignote.graph.features import Bookkeeper, Feature, InconsistencyError, ReplaceValidate
 from arignote.graph.fg import FunctionGraph, MissingInputError
-from tests.graph.toy import ToyType, add, const, mul, neg, toy, var
+from tests.graph.toy import ToyType, add, const, mul, neg, var
 
 
 def make_graph():

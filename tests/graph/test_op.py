@@ -73,7 +73,7 @@ def test_without_props_equality_is_identity():
 def test_props_must_be_a_tuple_of_names():
     with pytest.raises(TypeError, match="tuple of attribute names"):
 
-        class Bad(Op):  # noqa: F841
+        class Bad(Op):
             __props__ = ["a"]
 
 
