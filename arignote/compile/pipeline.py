@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arignote.graph.rewriting.basic import GraphRewriter, MergeOptimizer, SequentialGraphRewriter
-from arignote.graph.rewriting.db import phase_rewriter
+from arignote.graph.rewriting.db import DEFAULT_EXCLUDED, phase_rewriter
 
 
 @dataclass(frozen=True)
@@ -26,9 +26,6 @@ class Phase:
             return MergeOptimizer()
         return phase_rewriter(self.tag, exclude=exclude, require=require)
 
-
-#: Tags whose rewrites run only when a mode asks for them by name (``including("unsafe")``).
-DEFAULT_EXCLUDED = ("unsafe", "experimental")
 
 PIPELINES: dict[str, tuple[Phase, ...]] = {
     "fast_run": (

@@ -15,6 +15,7 @@ from typing import Any
 from arignote.graph.rewriting.basic import (
     EquilibriumGraphRewriter,
     GraphRewriter,
+    MergeOptimizer,
     NodeRewriter,
     Rewriter,
     SequentialGraphRewriter,
@@ -134,6 +135,16 @@ class LocalGroupDB(RewriteDatabase):
 #: Every rewrite of the library, registered by the modules that define them.
 rewrites = RewriteDatabase()
 
+#: Tags whose rewrites run only when asked for by name (``include=("unsafe",)``): they change
+#: results for some inputs (``x / x -> 1`` is wrong where x is 0).
+DEFAULT_EXCLUDED = ("unsafe", "experimental")
+
+# Merging identical computations is part of every algebraic phase: canonical forms make
+# permuted expressions identical, and merging them makes later rewrites see one node.
+rewrites.register(
+    "merge", MergeOptimizer(), "canonicalize", "stabilize", "specialize", "fast_compile"
+)
+
 
 def register_rewrite(
     *tags: str, name: str | None = None, db: RewriteDatabase | None = None
@@ -157,12 +168,10 @@ def phase_rewriter(
     db: RewriteDatabase | None = None,
     max_use_ratio: float = 10.0,
 ) -> GraphRewriter:
-    """All rewrites tagged ``tag``: node rewriters run to equilibrium, graph rewriters in order."""
+    """All rewrites tagged ``tag``, run together to a fixed point (graph rewriters, such as the
+    merge, once per pass; node rewriters from a queue of the nodes that changed)."""
     query = RewriteDatabaseQuery(include=[tag], require=require, exclude=exclude)
     chosen = (db or rewrites).query(query)
-    node_rewriters = [r for r in chosen if isinstance(r, NodeRewriter)]
-    graph_rewriters = [r for r in chosen if not isinstance(r, NodeRewriter)]
-    steps: list[GraphRewriter] = list(graph_rewriters)
-    if node_rewriters:
-        steps.append(EquilibriumGraphRewriter(node_rewriters, max_use_ratio, name=tag))
-    return SequentialGraphRewriter(*steps, name=tag)
+    if not any(isinstance(r, NodeRewriter) for r in chosen):
+        return SequentialGraphRewriter(*chosen, name=tag)
+    return EquilibriumGraphRewriter(chosen, max_use_ratio, name=tag)

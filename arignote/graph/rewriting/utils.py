@@ -8,7 +8,7 @@ from typing import Any
 from arignote.graph.basic import Variable, clone_get_equiv, equal_computations
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.rewriting.basic import GraphRewriter, MergeOptimizer
-from arignote.graph.rewriting.db import phase_rewriter
+from arignote.graph.rewriting.db import DEFAULT_EXCLUDED, phase_rewriter
 
 
 def rewrite_graph(
@@ -21,8 +21,8 @@ def rewrite_graph(
 ) -> Any:
     """Apply the rewrite phases named in ``include`` (in that order) to ``graph``.
 
-    Each phase runs every registered rewrite carrying its tag, minus ``exclude``, after a merge
-    pass. Returns the rewritten variable(s), or the FunctionGraph when one was given. Without
+    Each phase runs every registered rewrite carrying its tag, minus ``exclude`` (and minus
+    the "unsafe" and "experimental" tags unless ``include`` names them), after a merge pass. Returns the rewritten variable(s), or the FunctionGraph when one was given. Without
     ``clone`` the caller's graph is edited in place; with it, a copy is rewritten (expressed in
     the caller's own input variables) and the original is left untouched.
     """
@@ -35,6 +35,7 @@ def rewrite_graph(
             outputs = [equiv[o] for o in outputs]
         fgraph = FunctionGraph(outputs=outputs, clone=False)
         return_fgraph = False
+    exclude = [t for t in DEFAULT_EXCLUDED if t not in include] + list(exclude)
     MergeOptimizer().rewrite(fgraph)
     for tag in include:
         phase_rewriter(tag, exclude=exclude).rewrite(fgraph)

@@ -1,0 +1,239 @@
+"""Canonicalization, stabilization and specialization of elementwise math.
+
+Each rule has a positive structural case and a negative case; the values of every rewritten
+graph are compared with the original's by the fixture in conftest.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import arignote
+import arignote.tensor as pt
+from arignote.tensor.math import _cast_elemwise
+from tests.tensor.rewriting.utils import (
+    Record,
+    assert_not_fired,
+    assert_rewrites_to,
+    check_record,
+    rewrite,
+    rewrite_traced,
+)
+
+x, y, z = pt.dvectors("x y z")
+CANON = ("canonicalize",)
+STABLE = ("canonicalize", "stabilize")
+SPECIAL = ("canonicalize", "stabilize", "specialize")
+
+POSITIVE = {
+    "neg_neg": (lambda: -(-x), lambda: x),
+    "mul_one": (lambda: x * 1, lambda: x),
+    "add_zero": (lambda: 0 + x, lambda: x),
+    "sub_zero": (lambda: x - 0, lambda: x),
+    "div_one": (lambda: x / 1, lambda: x),
+    "zero_sub": (lambda: 0 - x, lambda: -x),
+    "mul_minus_one": (lambda: x * -1, lambda: -x),
+    "div_minus_one": (lambda: x / -1, lambda: -x),
+    "add_neg": (lambda: x + -y, lambda: x - y),
+    "sub_neg": (lambda: x - -y, lambda: x + y),
+    "neg_sub": (lambda: -(x - y), lambda: y - x),
+    "neg_mul_neg": (lambda: -x * -y, lambda: x * y),
+    "neg_div_neg": (lambda: -x / -y, lambda: x / y),
+    "add_sub": (lambda: (x + y) - y, lambda: x),
+    "sub_self": (lambda: x - x, lambda: pt.second(x, np.zeros(1))),
+    "pow_one": (lambda: x**1, lambda: x),
+    "pow_zero": (lambda: x**0, lambda: pt.second(x, np.ones(1))),
+    "log_exp": (lambda: pt.log(pt.exp(x)), lambda: x),
+    "exp_log": (lambda: pt.exp(pt.log(x)), lambda: pt.switch(pt.ge(x, 0.0), x, np.nan)),
+    "mul_self": (lambda: x * x, lambda: pt.sqr(x)),
+    "sqrt_sqr": (lambda: pt.sqrt(pt.sqr(x)), lambda: abs(x)),
+    "sqr_neg": (lambda: pt.sqr(-x), lambda: pt.sqr(x)),
+    "abs_neg": (lambda: abs(-x), lambda: abs(x)),
+    "abs_abs": (lambda: abs(abs(x)), lambda: abs(x)),
+    "flatten_add": (lambda: (x + y) + z, lambda: pt.add(x, y, z)),
+    "flatten_mul": (lambda: x * (y * z), lambda: pt.mul(x, y, z)),
+    "combine_constants": (lambda: (x + 1) + 2, lambda: x + 3.0),
+    "combine_mul_constants": (lambda: 2 * (x * 3), lambda: x * 6.0),
+    "sort_terms": (lambda: y + x, lambda: x + y),
+    "constant_last": (lambda: 2 * x + y, lambda: y + (x * 2.0)),  # creation order, constants last
+    "switch_true": (lambda: pt.switch(1, x, y), lambda: x),
+    "switch_false": (lambda: pt.switch(0, x, y), lambda: y),
+    "switch_same": (lambda: pt.switch(pt.gt(x, y), z, z), lambda: z),
+}
+
+
+@pytest.mark.parametrize("case", sorted(POSITIVE))
+def test_canonical_rewrite(case):
+    build, expected = POSITIVE[case]
+    assert_rewrites_to(build(), expected(), include=CANON)
+
+
+NEGATIVE = {
+    "canonicalize:neg(neg(x))": lambda: -pt.exp(x),
+    "canonicalize:mul(x, 1)": lambda: x * 2,
+    "canonicalize:add(x, 0)": lambda: x + 1,
+    "canonicalize:sub(add(x, y), y)": lambda: (x + y) - z,
+    "canonicalize:sub(x, x)": lambda: x - y,
+    "canonicalize:pow(x, 1)": lambda: x**3,
+    "canonicalize:log(exp(x))": lambda: pt.log(pt.exp2(x)),
+    "canonicalize:mul(x, x)": lambda: x * y,
+    "local_switch_known_condition": lambda: pt.switch(pt.gt(x, 0), x, y),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_canonical_rewrite_does_not_fire_when_condition_fails(name):
+    assert_not_fired(NEGATIVE[name](), name, include=CANON)
+
+
+def test_flatten_keeps_shared_inner_sums():
+    inner = x + y
+    new = rewrite((inner + z) * inner, include=CANON)
+    sums = [v for v in new.owner.inputs if v.owner is not None and v.owner.op == pt.add]
+    # x + y is used twice: it stays a node of its own (z is not spliced next to x and y)
+    assert any(s.owner.inputs == [x, y] for s in sums)
+    assert all(len(s.owner.inputs) == 2 for s in sums)
+
+
+def test_flatten_skips_mixed_dtypes():
+    i, j = pt.ivectors("i j")
+    out = (i + j) + x  # int32 sum first: flattening would change where it is computed
+    new = rewrite(out, include=CANON)
+    assert len(new.owner.inputs) == 2
+
+
+def test_division_by_itself_only_when_asked():
+    assert_not_fired(x / y, "canonicalize:true_div(x, x)", include=CANON)
+    assert_not_fired(x / x, "canonicalize:true_div(x, x)", include=CANON)
+    assert_rewrites_to(
+        x / x, pt.second(x, np.ones(1)), include=("canonicalize", "unsafe"), domain=(0.5, 2)
+    )
+
+
+def test_useless_cast_and_cast_of_cast():
+    assert_rewrites_to(_cast_elemwise("float64")(x), x, include=CANON)
+    i = pt.ivector("i")
+    assert_rewrites_to(i.astype("int64").astype("float64"), i.astype("float64"), include=CANON)
+    # float64 -> int32 loses the fraction: the inner cast must stay
+    assert_not_fired(x.astype("int32").astype("float64"), "local_cast_cast", include=CANON)
+
+
+def test_canonical_form_makes_permuted_products_merge():
+    out = x * y + y * x
+    new = rewrite(out, include=CANON)
+    left, right = new.owner.inputs[:2] if len(new.owner.inputs) == 2 else (None, None)
+    assert new.owner.op == pt.mul or left is right  # merged into one product
+
+
+def test_broadcast_is_kept_when_the_identity_gave_the_shape():
+    row = pt.row("r", dtype="float64")
+    out = row * np.ones((3, 1))  # the ones give the result its 3 rows
+    new = rewrite(out, include=CANON)
+    assert new.type.shape == (3, None)
+
+
+# -- stabilization -------------------------------------------------------------------------------
+
+STABLE_CASES = {
+    "log1p": (lambda: pt.log(1 + x), lambda: pt.log1p(x)),
+    "log1p_commuted": (lambda: pt.log(x + 1), lambda: pt.log1p(x)),
+    "log1p_neg": (lambda: pt.log(1 - x), lambda: pt.log1p(-x)),
+    "expm1": (lambda: pt.exp(x) - 1, lambda: pt.expm1(x)),
+    "softplus": (lambda: pt.log(1 + pt.exp(x)), lambda: pt.softplus(x)),
+    "log_sigmoid": (lambda: pt.log(pt.sigmoid(x)), lambda: -pt.softplus(-x)),
+    "one_minus_sigmoid": (lambda: 1 - pt.sigmoid(x), lambda: pt.sigmoid(-x)),
+    "log_one_minus_sigmoid": (lambda: pt.log(1 - pt.sigmoid(x)), lambda: -pt.softplus(x)),
+    "log1p_expm1": (lambda: pt.log1p(pt.expm1(x)), lambda: x),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STABLE_CASES))
+def test_stabilize_rewrite(case):
+    build, expected = STABLE_CASES[case]
+    assert_rewrites_to(build(), expected(), include=STABLE, domain=(-0.9, 0.9))
+
+
+@pytest.mark.parametrize(
+    ("name", "build"),
+    [
+        ("stabilize:log(add(1, x))", lambda: pt.log(2 + x)),
+        ("stabilize:sub(exp(x), 1)", lambda: pt.exp(x) - 2),
+        ("stabilize:log1p(exp(x))", lambda: pt.log(1 + pt.exp2(x))),
+        ("stabilize:log(sigmoid(x))", lambda: pt.log(pt.tanh(x))),
+    ],
+)
+def test_stabilize_does_not_fire_when_condition_fails(name, build):
+    assert_not_fired(build(), name, include=STABLE, domain=(0.1, 0.9))
+
+
+def _fast_run(out, value):
+    fn = arignote.function([x], out, mode="FAST_RUN")
+    naive = arignote.function([x], out, mode=arignote.Mode(optimizer=None))
+    with np.errstate(all="ignore"):
+        return float(fn([value])[0]), float(naive([value])[0])
+
+
+@pytest.mark.parametrize(
+    ("build", "value", "expected"),
+    [
+        (lambda: pt.log(1 + x), 1e-20, 1e-20),  # naive: log(1.0) == 0
+        (lambda: pt.exp(x) - 1, 1e-20, 1e-20),  # naive: 1.0 - 1 == 0
+        (lambda: pt.log(1 + pt.exp(x)), 1000.0, 1000.0),  # naive: log(inf)
+        (lambda: pt.log(1 + pt.exp(x)), -50.0, np.exp(-50.0)),  # naive: log(1.0) == 0
+        (lambda: pt.log(pt.sigmoid(x)), -1000.0, -1000.0),  # naive: log(0) == -inf
+        (lambda: pt.log(1 - pt.sigmoid(x)), 1000.0, -1000.0),  # naive: log(0) == -inf
+        (lambda: 1 - pt.sigmoid(x), 50.0, 1 / (1 + np.exp(50.0))),  # naive: 1 - 1.0 == 0
+    ],
+)
+def test_stabilized_graph_is_accurate_where_the_naive_one_fails(build, value, expected):
+    stable, naive = _fast_run(build(), value)
+    assert np.isfinite(stable)
+    np.testing.assert_allclose(stable, expected, rtol=1e-12)
+    assert not np.isclose(naive, expected, rtol=1e-3, atol=0)  # the naive graph does fail here
+
+
+# -- specialization ------------------------------------------------------------------------------
+
+SPECIAL_CASES = {
+    "pow_two": (lambda: x**2, lambda: pt.sqr(x)),
+    "pow_half": (lambda: x**0.5, lambda: pt.sqrt(x)),
+    "pow_minus_one": (lambda: x**-1, lambda: 1.0 / x),
+    "pow_minus_two": (lambda: x**-2, lambda: 1.0 / pt.sqr(x)),
+    "pow_minus_half": (lambda: x**-0.5, lambda: 1.0 / pt.sqrt(x)),
+    "mul_two": (lambda: x * 2, lambda: x + x),
+    "pow_three": (lambda: x**3, lambda: x * pt.sqr(x)),
+    "pow_ten": (lambda: x**10, lambda: pt.sqr(x) * pt.sqr(pt.sqr(pt.sqr(x)))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPECIAL_CASES))
+def test_specialize_rewrite(case):
+    build, expected = SPECIAL_CASES[case]
+    assert_rewrites_to(build(), expected(), include=SPECIAL, domain=(0.5, 2.0))
+
+
+@pytest.mark.parametrize(
+    ("name", "build"),
+    [
+        ("specialize:pow(x, 2)", lambda: x**2.5),
+        ("specialize:pow(x, -1)", lambda: pt.lvector("n") ** -1.0),  # integer base
+        ("local_pow_integer_exponent", lambda: x**2.5),
+        ("local_pow_integer_exponent", lambda: x**100),
+        ("specialize:mul(x, 2)", lambda: x * 3),
+    ],
+)
+def test_specialize_does_not_fire_when_condition_fails(name, build):
+    assert_not_fired(build(), name, include=SPECIAL, domain=(0.5, 2.0), values={})
+
+
+def test_numeric_check_can_fail():
+    """The automatic before/after comparison notices a wrong rewrite."""
+    record = Record(before=[x + 1], after=[x + 2])
+    with pytest.raises(AssertionError):
+        check_record(record, np.random.default_rng(0))
+
+
+def test_rewrite_trace_names_pattern_rules():
+    _, fired = rewrite_traced(pt.log(1 + x), include=STABLE)
+    assert "stabilize:log(add(1, x))" in fired
