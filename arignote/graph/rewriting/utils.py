@@ -22,7 +22,8 @@ def rewrite_graph(
     """Apply the rewrite phases named in ``include`` (in that order) to ``graph``.
 
     Each phase runs every registered rewrite carrying its tag, minus ``exclude`` (and minus
-    the "unsafe" and "experimental" tags unless ``include`` names them), after a merge pass. Returns the rewritten variable(s), or the FunctionGraph when one was given. Without
+    the "unsafe" and "experimental" tags unless ``include`` names them), after a merge pass.
+    Returns the rewritten variable(s), or the FunctionGraph when one was given. Without
     ``clone`` the caller's graph is edited in place; with it, a copy is rewritten (expressed in
     the caller's own input variables) and the original is left untouched.
     """

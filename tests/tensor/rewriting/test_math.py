@@ -27,7 +27,7 @@ STABLE = ("canonicalize", "stabilize")
 SPECIAL = ("canonicalize", "stabilize", "specialize")
 
 POSITIVE = {
-    "neg_neg": (lambda: -(-x), lambda: x),
+    "neg_neg": (lambda: pt.neg(pt.neg(x)), lambda: x),
     "mul_one": (lambda: x * 1, lambda: x),
     "add_zero": (lambda: 0 + x, lambda: x),
     "sub_zero": (lambda: x - 0, lambda: x),
