@@ -32,7 +32,11 @@ def _is_shape_i_of(entry: Variable, var: Variable) -> bool:
 
 
 class ShapeFeature(Feature):
-    """Tracks ``shape_of[var]`` for the tensor variables of a graph."""
+    """Tracks ``shape_of[var]`` for the tensor variables of a graph.
+
+    Shapes are computed on demand (:meth:`shape_tuple`) and cached: attaching the feature costs
+    nothing, and a graph whose rewrites never ask for a shape never calls ``infer_shape``.
+    """
 
     def on_attach(self, fgraph: Any) -> None:
         if getattr(fgraph, "shape_feature", None) is not None:
@@ -42,8 +46,6 @@ class ShapeFeature(Feature):
         self.shape_of: dict[Variable, tuple | None] = {}
         # var -> variables whose recorded shape mentions Shape_i(var): updated on replacement
         self.users_of_shape: dict[Variable, set] = {}
-        for node in fgraph.toposort():
-            self.on_import(fgraph, node, "on_attach")
 
     def on_detach(self, fgraph: Any) -> None:
         self.shape_of = {}
@@ -56,8 +58,9 @@ class ShapeFeature(Feature):
     # -- reading ----------------------------------------------------------------------------
 
     def shape_tuple(self, var: Variable) -> tuple | None:
-        """The symbolic shape of ``var`` (None for non-tensors)."""
-        self.init_r(var)
+        """The symbolic shape of ``var`` (None for non-tensors), inferred if not known yet."""
+        if var not in self.shape_of:
+            self._infer_upto(var)
         return self.shape_of[var]
 
     def get_shape(self, var: Variable, i: int) -> Variable:
@@ -76,6 +79,28 @@ class ShapeFeature(Feature):
     def init_r(self, var: Variable) -> None:
         if var not in self.shape_of:
             self.set_shape(var, self.default_shape(var))
+
+    def _infer_upto(self, var: Variable) -> None:
+        """Infer the shapes of ``var`` and of the variables it needs (no recursion: graphs
+        thousands of nodes deep are common)."""
+        stack = [var]
+        while stack:
+            current = stack[-1]
+            if current in self.shape_of:
+                stack.pop()
+                continue
+            node = current.owner
+            if node is None or not isinstance(current.type, TensorType):
+                self.init_r(current)
+                stack.pop()
+                continue
+            missing = [i for i in node.inputs if i not in self.shape_of]
+            if missing:
+                stack.extend(missing)
+                continue
+            for out, shape in zip(node.outputs, self._infer(self.fgraph, node)):
+                self.set_shape(out, shape)
+            stack.pop()
 
     # -- recording ----------------------------------------------------------------------------
 
@@ -101,27 +126,9 @@ class ShapeFeature(Feature):
         if not isinstance(s, Variable):
             return _int64(int(s))
         s = as_tensor_variable(s)
-        if s.type.ndim != 0 or s.type.dtype not in (
-            "int8",
-            "int16",
-            "int32",
-            "int64",
-            "uint8",
-            "uint16",
-            "uint32",
-            "uint64",
-        ):
+        if s.type.ndim != 0 or s.type.dtype not in _INTEGER_DTYPES:
             raise ShapeError(f"shape entry {s} of {var} must be an integer scalar, got {s.type}")
         return cast(s, "int64")
-
-    def on_import(self, fgraph: Any, node: Any, reason: str | None) -> None:
-        if all(out in self.shape_of for out in node.outputs):
-            return
-        for inp in node.inputs:
-            self.init_r(inp)
-        shapes = self._infer(fgraph, node)
-        for out, shape in zip(node.outputs, shapes):
-            self.set_shape(out, shape)
 
     def _infer(self, fgraph: Any, node: Any) -> list:
         infer = getattr(node.op, "infer_shape", None)
@@ -149,24 +156,25 @@ class ShapeFeature(Feature):
         return list(shapes)
 
     def on_change_input(self, fgraph, node, i, var, new_var, reason=None):
-        if new_var not in self.shape_of:
-            self.init_r(new_var)
+        users = self.users_of_shape.pop(var, None)
+        if not users:
+            return
         # Shapes recorded as Shape_i(var) should now read the replacement's shape.
-        for user in self.users_of_shape.pop(var, set()):
+        replacement = self.shape_tuple(new_var)
+        for user in users:
             recorded = self.shape_of.get(user)
             if recorded is None:
                 continue
             updated = tuple(
-                self.shape_of[new_var][e.owner.op.i] if _is_shape_i_of(e, var) else e
-                for e in recorded
+                replacement[e.owner.op.i] if _is_shape_i_of(e, var) else e for e in recorded
             )
             self.shape_of[user] = updated
             for e in updated:
                 if e.owner is not None and isinstance(e.owner.op, Shape_i):
                     self.users_of_shape.setdefault(e.owner.inputs[0], set()).add(user)
 
-    def on_prune(self, fgraph, node, reason):
-        return None
+
+_INTEGER_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
 
 def _int64(value: int) -> Variable:

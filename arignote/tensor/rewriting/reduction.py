@@ -16,7 +16,7 @@ def _axes(op: CAReduce, ndim: int) -> tuple[int, ...]:
     return tuple(range(ndim)) if op.axis is None else op.axis
 
 
-def _with_axes(op: CAReduce, axes: tuple[int, ...]) -> CAReduce:
+def _with_axes(op: CAReduce, axes: tuple[int, ...] | None) -> CAReduce:
     """A reduction like ``op`` over other axes."""
     if isinstance(op, Sum):
         return Sum(axes, op.dtype, op.acc_dtype)
@@ -65,7 +65,7 @@ def local_reduce_of_reduce(fgraph, node):
     remaining = [d for d in range(x.type.ndim) if d not in inner_axes]
     outer_axes = [remaining[a] for a in _axes(node.op, inner_var.type.ndim)]
     axes = tuple(sorted(set(inner_axes) | set(outer_axes)))
-    new = _with_axes(node.op, axes)(x)
+    new = _with_axes(node.op, None if len(axes) == x.type.ndim else axes)(x)
     if not node.outputs[0].type.is_super(new.type):
         return None
     copy_stack_trace(node.outputs[0], new)
