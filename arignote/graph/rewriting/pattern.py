@@ -125,7 +125,8 @@ def _constant_equals(var: Variable, literal: Any) -> bool:
 def _op_matches(pattern_op: Any, op: Any) -> bool:
     if isinstance(pattern_op, type):
         return isinstance(op, pattern_op)
-    return op == pattern_op
+    # ops cache their hash: comparing it first makes most mismatches cheap
+    return op is pattern_op or (hash(op) == hash(pattern_op) and op == pattern_op)
 
 
 def _match(pattern: Any, var: Variable, bindings: dict) -> dict | None:
@@ -210,6 +211,19 @@ def describe(pattern: Any) -> str:
     return repr(pattern)
 
 
+def _is_literal(sub: Any) -> bool:
+    return not isinstance(sub, (PatternVar, dict, tuple)) and not callable(sub)
+
+
+def _may_be_constant(var: Variable) -> bool:
+    """A cheap necessary condition for matching a literal: a constant, or computed directly
+    from one (a broadcast or cast of a constant, before constant folding has run)."""
+    if isinstance(var, Constant):
+        return True
+    owner = var.owner
+    return owner is not None and any(isinstance(i, Constant) for i in owner.inputs)
+
+
 def _child_ops(pattern: tuple) -> list:
     """Ops that must produce some direct input of a match (for early rejection)."""
     ops = []
@@ -250,18 +264,22 @@ class PatternNodeRewriter(NodeRewriter):
         self.constraint = constraint
         self.name = name or f"{describe(in_pattern)} -> {describe(out_pattern)}"
         self._child_ops = _child_ops(in_pattern)
+        self._arity = len(in_pattern) - 1
+        self._literals = sum(map(_is_literal, in_pattern[1:]))
 
     def tracks(self) -> list:
         return [self.in_pattern[0]]
 
     def _early_reject(self, node: Apply) -> bool:
+        if self._literals and sum(map(_may_be_constant, node.inputs)) < self._literals:
+            return True
         if not self._child_ops:
             return False
         present = [i.owner.op for i in node.inputs if i.owner is not None]
         return not all(any(_op_matches(op, p) for p in present) for op in self._child_ops)
 
     def transform(self, fgraph: Any, node: Apply) -> list | None:
-        if len(node.outputs) != 1 or self._early_reject(node):
+        if len(node.inputs) != self._arity or len(node.outputs) != 1 or self._early_reject(node):
             return None
         old = node.outputs[0]
         bindings = match(self.in_pattern, old)

@@ -21,12 +21,8 @@ from arignote.graph.rewriting.pattern import (
     is_commutative,
     op_label,
 )
-from arignote.tensor.basic import (
-    NotScalarConstantError,
-    as_tensor_variable,
-    constant,
-    get_scalar_constant_value,
-)
+from arignote.scalar.arithmetic import Cast, Identity, Second
+from arignote.tensor.basic import as_tensor_variable, constant
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from arignote.tensor.math import cast, second
 from arignote.tensor.type import TensorType
@@ -39,13 +35,56 @@ register_rewrite("canonicalize", "stabilize", "specialize", "constant_folding", 
 # -- pattern hooks -------------------------------------------------------------------------------
 
 
+def _through_broadcasts(var: Variable) -> Variable:
+    """The variable under a chain of dimension shuffles, casts and fills of ``var``."""
+    for _ in range(8):
+        node = var.owner
+        if node is None:
+            break
+        op = node.op
+        if isinstance(op, DimShuffle) or (
+            isinstance(op, Elemwise) and isinstance(op.scalar_op, (Cast, Identity))
+        ):
+            var = node.inputs[0]
+        elif isinstance(op, Elemwise) and isinstance(op.scalar_op, Second):
+            var = node.inputs[1]  # fill(shape_source, value) holds value everywhere
+        else:
+            break
+    return var
+
+
+def scalar_constant(var: Variable) -> Any:
+    """The uniform value of ``var`` if it is a constant (seen through broadcasts and casts),
+    else None. Cheap: it never evaluates other ops (constant folding has done that)."""
+    source = _through_broadcasts(var)
+    if not isinstance(source, Constant):
+        return None
+    value = _uniform_value(source)
+    if value is None:
+        return None
+    return value.astype(var.type.dtype) if hasattr(var.type, "dtype") else value
+
+
+_NOT_UNIFORM = object()
+
+
+def _uniform_value(const: Constant) -> Any:
+    """The value every element of ``const`` holds (None if they differ), cached on its tag."""
+    cached = getattr(const.tag, "uniform_value", None)
+    if cached is None:
+        flat = np.asarray(const.data).reshape(-1)
+        uniform = flat.size > 0 and (flat.size == 1 or bool(np.all(flat == flat[0])))
+        cached = flat[0] if uniform else _NOT_UNIFORM
+        const.tag.uniform_value = cached
+    return None if cached is _NOT_UNIFORM else cached
+
+
 @constant_value.register(TensorType)
 def _tensor_constant_value(type_: TensorType, var: Variable) -> Any:
-    # A uniform value seen through broadcasts and casts (``DimShuffle(1)`` is the constant 1).
-    try:
-        return get_scalar_constant_value(var)
-    except NotScalarConstantError:
-        raise NotAConstant(var) from None
+    value = scalar_constant(var)
+    if value is None:
+        raise NotAConstant(var)
+    return value
 
 
 @is_commutative.register(Elemwise)
@@ -115,14 +154,6 @@ def broadcast_like(new: Variable, old: Variable, references: list[Variable]) -> 
         if n is not None and o is not None and n != o:
             return None
     return new
-
-
-def scalar_constant(var: Variable) -> Any:
-    """The uniform value of ``var`` when known at build time, else None."""
-    try:
-        return get_scalar_constant_value(var)
-    except NotScalarConstantError:
-        return None
 
 
 def is_constant_equal(var: Variable, value: Any) -> bool:

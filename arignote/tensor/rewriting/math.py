@@ -98,18 +98,37 @@ def _sort_key(var: Variable) -> tuple:
     return (isinstance(var, Constant), _creation_rank(var))
 
 
+def _same_dtype_chain_link(node) -> bool:
+    """Whether ``node``'s inputs all have its output dtype (so its fold order does not matter)."""
+    dtype = node.outputs[0].type.dtype
+    return all(i.type.dtype == dtype for i in node.inputs)
+
+
+def _absorbed_by_parent(fgraph, node) -> bool:
+    """Whether ``node`` is an inner link of a chain that its single user will flatten."""
+    (client, _), *others = fgraph.clients.get(node.outputs[0], [("output", 0)])
+    return (
+        not others
+        and client != "output"
+        and client.op == node.op
+        and (_same_dtype_chain_link(client))
+    )
+
+
 def _flattened_terms(fgraph, node) -> list[Variable]:
-    """Inputs of an add/mul node, with single-use inner applications of the same op spliced in."""
+    """Inputs of an add/mul chain rooted at ``node``, through single-use inner links, in order."""
     terms: list[Variable] = []
-    for inp in node.inputs:
+    stack = list(reversed(node.inputs))
+    while stack:
+        inp = stack.pop()
         inner = inp.owner
         if (
             inner is not None
             and inner.op == node.op
-            and inp.type.dtype == node.outputs[0].type.dtype
+            and _same_dtype_chain_link(inner)
             and single_client(fgraph, inp)
         ):
-            terms.extend(inner.inputs)
+            stack.extend(reversed(inner.inputs))
         else:
             terms.append(inp)
     return terms
@@ -140,8 +159,10 @@ def _combine_constants(op: Elemwise, terms: list[Variable], dtype: str) -> list[
 def local_add_mul_canonical(fgraph, node):
     """add(add(a, b), c) -> add(a, b, c), constants combined, terms sorted (same for mul)."""
     out = node.outputs[0]
-    if any(i.type.dtype != out.type.dtype for i in node.inputs):
+    if not _same_dtype_chain_link(node):
         return None  # mixed dtypes: the order of the fold decides intermediate dtypes
+    if _absorbed_by_parent(fgraph, node):
+        return None  # flattening the whole chain once, from its root, costs O(length)
     terms = _combine_constants(node.op, _flattened_terms(fgraph, node), out.type.dtype)
     terms = sorted(terms, key=_sort_key)
     if terms == node.inputs:
