@@ -21,7 +21,7 @@ from arignote.graph.rewriting.db import register_rewrite
 from arignote.scalar.basic import constant as scalar_constant
 from arignote.scalar.basic import get_scalar_type
 from arignote.scalar.composite import Composite
-from arignote.tensor.elemwise import CAReduce, Elemwise
+from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from arignote.tensor.type import TensorType
 
 __all__ = ["FusionOptimizer", "reduction_fusion_candidates"]
@@ -137,7 +137,10 @@ def _place(groups: _Groups, node: Apply, dep: dict, in_dep: int) -> int:
 
 
 def _scalar_value(var: Variable) -> Any:
-    """The value of a single-element tensor constant (inlined into the composite), or None."""
+    """The value of a single-element constant, possibly dimshuffled (inlined into the
+    composite rather than passed as an input), or None."""
+    while var.owner is not None and isinstance(var.owner.op, DimShuffle):
+        var = var.owner.inputs[0]
     if isinstance(var, Constant) and np.size(var.data) == 1:
         return np.asarray(var.data).reshape(())
     return None
