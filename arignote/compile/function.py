@@ -17,7 +17,8 @@ from arignote.compile.mode import Mode, get_mode
 from arignote.compile.ops import deep_copy_op
 from arignote.config import config
 from arignote.graph.basic import Constant, Variable, ancestors, clone_get_equiv
-from arignote.graph.features import ReplaceValidate
+from arignote.graph.destroyhandler import DestroyHandler
+from arignote.graph.features import InconsistencyError, ReplaceValidate
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.rewriting.trace import RewriteTrace
 from arignote.graph.shared import Container, SharedVariable
@@ -235,6 +236,17 @@ class FunctionMaker:
         start = time.perf_counter()
         fgraph = self.fgraph
         fgraph.attach_feature(ReplaceValidate())
+        # In-place rewrites may overwrite intermediate values and inputs declared mutable,
+        # never other inputs or constants; the handler also checks in-place ops in the graph.
+        mutable = [k for k, inp in enumerate(self.inputs) if inp.mutable]
+        fgraph.attach_feature(DestroyHandler(mutable))
+        if fgraph.destroy_handler.destroyers:
+            try:
+                fgraph.validate()
+            except InconsistencyError as err:
+                raise InconsistencyError(
+                    f"The graph's in-place operations are unsafe: {err}"
+                ) from err
         if self.rewrite_trace is not None:
             fgraph.attach_feature(self.rewrite_trace)
         self.mode.optimizer.rewrite(fgraph)

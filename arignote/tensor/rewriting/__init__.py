@@ -4,4 +4,13 @@ One module per op family (mirroring ``arignote/tensor``); ``basic`` holds the ho
 pattern matcher needs for tensors, and constant folding.
 """
 
-from arignote.tensor.rewriting import basic, elemwise, fusion, math, reduction, reshape, shape
+from arignote.tensor.rewriting import (
+    basic,
+    elemwise,
+    fusion,
+    inplace,
+    math,
+    reduction,
+    reshape,
+    shape,
+)

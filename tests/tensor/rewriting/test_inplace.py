@@ -1,0 +1,107 @@
+"""In-place rewrites: which ops overwrite what, and that callers never see it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import arignote
+import arignote.tensor as pt
+from arignote.graph.features import InconsistencyError
+from arignote.tensor.elemwise import Elemwise
+from tests.tensor.rewriting.utils import rewrite
+
+x, y = pt.dvectors("x y")
+m, w = pt.dmatrices("m w")
+NO_FUSION = arignote.Mode(optimizer="fast_run").excluding("fusion")
+
+
+def inplace_nodes(fn):
+    return [n for n in fn.maker.fgraph.apply_nodes if n.op.destroy_map]
+
+
+def test_elementwise_op_overwrites_an_intermediate():
+    new = rewrite(pt.exp(x) + pt.log(y), include=("inplace",))
+    assert new.owner.op.inplace_pattern == {0: 0}
+    assert new.owner.inputs[0].owner.op == pt.exp  # the exp result is overwritten, not x
+
+
+def test_graph_inputs_are_not_overwritten():
+    new = rewrite(pt.exp(x), include=("inplace",))
+    assert not new.owner.op.inplace_pattern
+
+
+def test_value_still_needed_is_not_overwritten():
+    e = pt.exp(x)
+    first, second = rewrite([e + 1, e * y], include=("inplace",))
+    patterns = [first.owner.op.inplace_pattern, second.owner.op.inplace_pattern]
+    assert sum(bool(p) for p in patterns) <= 1  # at most one of the two readers may write
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", NO_FUSION])
+def test_inputs_are_unchanged_after_calls_that_ran_inplace_ops(rng, mode):
+    hidden = pt.tanh(pt.dot(m, w))  # dot's result may be overwritten by the elementwise ops
+    out = [pt.exp(hidden) * 2 + pt.sin(x).sum(), (hidden - 1).sum(axis=0)]
+    fn = arignote.function([m, w, x], out, mode=mode)
+    assert inplace_nodes(fn)
+    values = [rng.normal(size=(3, 4)), rng.normal(size=(4, 2)), rng.normal(size=5)]
+    copies = [v.copy() for v in values]
+    first = fn(*values)
+    second = fn(*values)
+    for v, c in zip(values, copies):
+        np.testing.assert_array_equal(v, c)
+    h = np.tanh(copies[0] @ copies[1])
+    np.testing.assert_allclose(first[0], np.exp(h) * 2 + np.sin(copies[2]).sum())
+    np.testing.assert_allclose(first[1], (h - 1).sum(axis=0))
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+        assert not np.shares_memory(a, b)
+
+
+def test_outputs_do_not_alias_each_other_or_inputs(rng):
+    e = pt.exp(pt.dot(m, w))
+    fn = arignote.function([m, w], [e + 1, e + 1, m], mode=NO_FUSION)
+    a, b = rng.normal(size=(2, 3)), rng.normal(size=(3, 2))
+    first, second, third = fn(a, b)
+    assert not np.shares_memory(first, second)
+    assert not np.shares_memory(third, a)
+    np.testing.assert_array_equal(first, second)
+
+
+def test_mutable_inputs_may_be_overwritten(rng):
+    fn = arignote.function([arignote.In(x, mutable=True)], pt.exp(x) * 2)
+    assert inplace_nodes(fn)
+    value = rng.normal(size=4)
+    expected = np.exp(value) * 2
+    out = fn(value)
+    np.testing.assert_allclose(out, expected)
+    assert not np.shares_memory(out, value)  # the result is still a fresh array
+
+
+def test_shared_variables_are_not_overwritten(rng):
+    initial = rng.normal(size=3)
+    s = arignote.shared(initial.copy(), name="s")
+    fn = arignote.function([], pt.exp(s) + 1)
+    fn()
+    np.testing.assert_array_equal(s.get_value(), initial)
+
+
+def test_user_inplace_ops_need_accept_inplace_and_a_mutable_input(rng):
+    inplace_exp = Elemwise(pt.exp.scalar_op, {0: 0})
+    with pytest.raises(TypeError, match="accept_inplace"):
+        arignote.function([x], inplace_exp(x))
+    with pytest.raises(InconsistencyError, match="not declared mutable"):
+        arignote.function([x], inplace_exp(x), accept_inplace=True)
+    fn = arignote.function([arignote.In(x, mutable=True)], inplace_exp(x), accept_inplace=True)
+    value = rng.normal(size=3)
+    expected = np.exp(value)
+    np.testing.assert_allclose(fn(value), expected)
+
+
+def test_fused_nodes_are_made_inplace(rng):
+    hidden = pt.dot(m, w)
+    fn = arignote.function([m, w], pt.exp(hidden) * 3 + 1)
+    (node,) = [n for n in fn.maker.fgraph.apply_nodes if isinstance(n.op, Elemwise)]
+    assert node.op.inplace_pattern == {0: 0}
+    a, b = rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
+    np.testing.assert_allclose(fn(a, b), np.exp(a @ b) * 3 + 1)
