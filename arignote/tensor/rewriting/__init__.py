@@ -6,6 +6,7 @@ pattern matcher needs for tensors, and constant folding.
 
 from arignote.tensor.rewriting import (
     basic,
+    blas,
     elemwise,
     fusion,
     inplace,

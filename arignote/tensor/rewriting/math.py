@@ -258,9 +258,14 @@ SPECIALIZE_POWERS = [
     ((pow, x, -1), (true_div, 1, x), {"constraint": _float_result}),  # x ** -1 -> 1 / x
     ((pow, x, -2), (true_div, 1, (sqr, x)), {"constraint": _float_result}),  # x**-2 -> 1/x^2
     ((pow, x, -0.5), (true_div, 1, (sqrt, x))),  # x ** -0.5 -> 1 / sqrt(x)
-    ((mul, x, 2), (add, x, x)),  # x * 2 -> x + x  (an add is never slower than a multiply)
 ]
 register_patterns("specialize", SPECIALIZE_POWERS)
+
+# NOTE: after "specialize", whose BLAS rewrites look for scaled products (2 * dot(a, b)).
+UNCANONICALIZE_CHEAPER = [
+    ((mul, x, 2), (add, x, x)),  # x * 2 -> x + x  (an add is never slower than a multiply)
+]
+register_patterns("uncanonicalize", UNCANONICALIZE_CHEAPER)
 
 
 def _power_by_squaring(base: Variable, exponent: int) -> Variable:
