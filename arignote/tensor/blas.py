@@ -103,7 +103,7 @@ class Gemm(_BlasOp):
         output_storage[0][0] = np.asarray(result, dtype=node.outputs[0].type.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
-        zs, _, xs, ys, _ = input_shapes
+        _, _, xs, ys, _ = input_shapes
         return [(xs[0], ys[1])]
 
     def grad(self, inputs, output_grads):
@@ -223,13 +223,13 @@ class Ger(_BlasOp):
         return [(input_shapes[2][0], input_shapes[3][0])]
 
     def grad(self, inputs, output_grads):
-        a, alpha, x, y = inputs
+        _, alpha, x, y = inputs
         (g,) = output_grads
         # out = a + alpha x y^T: d/dx = alpha g.y, d/dy = alpha g^T.x, d/dalpha = x^T g y
         return [g, _dot(_dot(x, g), y), alpha * _dot(g, y), alpha * _dot(g.T, x)]
 
     def R_op(self, inputs, eval_points):
-        a, alpha, x, y = inputs
+        _, alpha, x, y = inputs
         ea, ealpha, ex, ey = eval_points
         terms = [
             ea,
