@@ -98,9 +98,19 @@ class StandardNormalRV(_FloatDtypeRV):
 
 
 class StandardExponentialRV(_FloatDtypeRV):
-    """Exponential(1) draws: ``Generator.standard_exponential(size, dtype)``."""
+    """Exponential(1) draws: ``Generator.standard_exponential(size, dtype, method)``."""
 
+    __props__ = ("name", "ndim_supp", "ndims_params", "dtype", "inplace", "method")
     name = "standard_exponential"
+
+    def __init__(self, *args: Any, method: str = "zig", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if method not in ("zig", "inv"):
+            raise ValueError(f"method must be 'zig' or 'inv', got {method!r}")
+        self.method = method
+
+    def rng_fn(self, rng, size):
+        return rng.standard_exponential(size=size, dtype=self.dtype, method=self.method)
 
 
 class StandardGammaRV(_FloatDtypeRV):
@@ -402,15 +412,18 @@ def exponential(scale=1.0, size=None, **kwargs):
 
 
 @draw_function
-def standard_exponential(size=None, dtype="floatX", **kwargs):
-    """Exponential(1) draws, ``Generator.standard_exponential`` (ziggurat method).
+def standard_exponential(size=None, dtype="floatX", method="zig", **kwargs):
+    """Exponential(1) draws, ``Generator.standard_exponential``.
 
     Parameters
     ----------
     dtype : str
         "float64" or "float32" ("floatX": the configured float dtype).
+    method : {"zig", "inv"}
+        NumPy's algorithm: ziggurat or inverse CDF (it changes the numbers).
     """
-    return standard_exponential_rv(size=size, dtype=dtype, **kwargs)
+    op = standard_exponential_rv if method == "zig" else StandardExponentialRV(method=method)
+    return op(size=size, dtype=dtype, **kwargs)
 
 
 @draw_function
@@ -626,7 +639,8 @@ def cauchy(loc=0.0, scale=1.0, size=None, **kwargs):
     """Cauchy draws: ``loc + scale * standard_cauchy`` (NumPy has no ``cauchy`` method).
 
     The numbers are ``loc + scale * rng.standard_cauchy(shape)``, with ``shape`` the size or the
-    broadcast shape of the parameters: the same as ``scipy.stats.cauchy.rvs``.
+    broadcast shape of the parameters (``scipy.stats.cauchy.rvs``, which inverts the CDF of a
+    uniform draw, gives other numbers from the same generator).
 
     Parameters
     ----------
@@ -638,7 +652,10 @@ def cauchy(loc=0.0, scale=1.0, size=None, **kwargs):
 
 @draw_function
 def halfcauchy(loc=0.0, scale=1.0, size=None, **kwargs):
-    """Half-Cauchy draws: ``loc + scale * |standard_cauchy|`` (derived, as in SciPy).
+    """Half-Cauchy draws: ``loc + scale * |standard_cauchy|`` (NumPy has no such method).
+
+    The numbers are ``loc + scale * abs(rng.standard_cauchy(shape))``, with ``shape`` the size
+    or the broadcast shape of the parameters.
 
     Parameters
     ----------
@@ -767,41 +784,79 @@ __all__ = [
     "WeibullRV",
     "ZipfRV",
     "bernoulli",
+    "bernoulli_rv",
     "beta",
+    "beta_rv",
     "binomial",
+    "binomial_rv",
     "cauchy",
+    "cauchy_rv",
     "chisquare",
+    "chisquare_rv",
     "exponential",
+    "exponential_rv",
     "f",
+    "f_rv",
     "gamma",
+    "gamma_rv",
     "geometric",
+    "geometric_rv",
     "gumbel",
+    "gumbel_rv",
     "halfcauchy",
+    "halfcauchy_rv",
     "halfnormal",
+    "halfnormal_rv",
     "hypergeometric",
+    "hypergeometric_rv",
     "integers",
+    "integers_rv",
     "laplace",
+    "laplace_rv",
     "logistic",
+    "logistic_rv",
     "lognormal",
+    "lognormal_rv",
     "logseries",
+    "logseries_rv",
     "negative_binomial",
+    "negative_binomial_rv",
     "noncentral_chisquare",
+    "noncentral_chisquare_rv",
     "noncentral_f",
+    "noncentral_f_rv",
     "normal",
+    "normal_rv",
     "pareto",
+    "pareto_rv",
     "poisson",
+    "poisson_rv",
     "power",
+    "power_rv",
     "random",
+    "random_rv",
     "rayleigh",
+    "rayleigh_rv",
     "standard_cauchy",
+    "standard_cauchy_rv",
     "standard_exponential",
+    "standard_exponential_rv",
     "standard_gamma",
+    "standard_gamma_rv",
     "standard_normal",
+    "standard_normal_rv",
     "standard_t",
+    "standard_t_rv",
     "triangular",
+    "triangular_rv",
     "uniform",
+    "uniform_rv",
     "vonmises",
+    "vonmises_rv",
     "wald",
+    "wald_rv",
     "weibull",
+    "weibull_rv",
     "zipf",
+    "zipf_rv",
 ]

@@ -379,6 +379,11 @@ class RandomVariable(Op):
 
     # -- computing ------------------------------------------------------------------------------
 
+    def do_constant_folding(self, fgraph, node):
+        # Draws happen when the function runs: folding a constant generator's draw would only
+        # move a parameter error to compile time and store the draw in the graph.
+        return False
+
     def rng_fn(self, rng: np.random.Generator, *args: Any) -> Any:
         """Draw with the ``Generator`` method ``name``: ``rng_fn(rng, *params, size)``."""
         *params, size = args

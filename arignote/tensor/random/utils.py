@@ -71,9 +71,11 @@ class RandomStream:
         child = self.gen_seedseq.spawn(1)[0]
         rng = shared(self.rng_ctor(child), borrow=True)
         result = op(*args, rng=rng, **kwargs)
-        draw = result[1] if isinstance(result, tuple) else result
-        rng.default_update = draw.owner.outputs[0]
-        self.state_updates.append((rng, rng.default_update))
+        # The random variable drawing from ``rng`` gave it its next state as default update.
+        update = getattr(rng, "default_update", None)
+        if update is None:
+            raise ValueError(f"RandomStream.gen: {op} did not draw from the generator it was given")
+        self.state_updates.append((rng, update))
         return result
 
     def seed(self, seed: Any = None) -> None:
