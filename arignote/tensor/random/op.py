@@ -26,6 +26,7 @@ from arignote.graph.op import Op
 from arignote.graph.shared import SharedVariable, shared
 from arignote.graph.utils import add_tag_trace
 from arignote.scalar.basic import discrete_dtypes
+from arignote.tensor import basic as tensor_basic
 from arignote.tensor.basic import (
     MakeVector,
     NotScalarConstantError,
@@ -103,12 +104,19 @@ def _constant_length(entry: Any) -> int:
 
 
 def size_entries(size: Variable) -> list[Variable] | None:
-    """The entries of a size vector as 0-d variables, when they can be read off the graph."""
+    """The entries of a size vector as 0-d variables (None when they cannot be expressed).
+
+    Constant and ``make_vector`` sizes give their entries directly; any other vector is indexed
+    through the element hook that ``arignote.tensor.subtensor`` registers in tensor.basic.
+    """
     if isinstance(size, Constant):
         return [as_tensor_variable(np.int64(s)) for s in size.data]
     if size.owner is not None and isinstance(size.owner.op, MakeVector):
         return list(size.owner.inputs)
-    return None
+    element = tensor_basic._vector_element
+    if element is None:
+        return None
+    return [element(size, i) for i in range(size.type.shape[0])]
 
 
 def static_size(size: Variable) -> tuple | None:
