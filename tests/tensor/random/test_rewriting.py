@@ -158,3 +158,13 @@ def test_values_are_the_same_in_every_mode(mode):
     expected = arignote.function([rng], draws, mode=NO_REWRITES)(np.random.default_rng(5))
     for a, b in zip(got, expected):
         np.testing.assert_array_equal(a, b)
+
+
+def test_mutable_input_gives_numpys_draws():
+    """In(rng, mutable=True) compiles; whether the input is then overwritten is up to the
+    compile layer telling the rewrite (update_mapping or a Supervisor), see the tests above."""
+    rng = random_generator_type("rng")
+    f = arignote.function([arignote.In(rng, mutable=True)], ptr.normal(size=3, rng=rng))
+    np.testing.assert_array_equal(
+        f(np.random.default_rng(3)), np.random.default_rng(3).normal(size=3)
+    )
