@@ -83,7 +83,13 @@ class DestroyHandler(Feature):
 
     # -- the rules ----------------------------------------------------------------------------
 
-    def protected(self, root: Variable) -> str | None:
+    @property
+    def protected(self) -> list[Variable]:
+        """The graph inputs that may not be overwritten (the "supervisor" convention that
+        other in-place rewriters read)."""
+        return [i for i in self.fgraph.inputs if i not in self.mutable] if self.fgraph else []
+
+    def why_protected(self, root: Variable) -> str | None:
         """Why ``root``'s memory may not be overwritten (None when it may)."""
         if isinstance(root, Constant):
             return f"{root} is a constant"
@@ -135,7 +141,7 @@ class DestroyHandler(Feature):
         return orderings
 
     def _check_root(self, node: Apply, var: Variable, root: Variable, destroyer_of: dict) -> None:
-        why = self.protected(root)
+        why = self.why_protected(root)
         if why is not None:
             raise InconsistencyError(f"{node} overwrites {var}, but {why}")
         other = destroyer_of.get(root)
@@ -175,7 +181,7 @@ def can_destroy(fgraph: Any, node: Apply, index: int, max_visits: int = 500) -> 
     handler = getattr(fgraph, "destroy_handler", None)
     var = node.inputs[index]
     root = view_root(var)
-    if handler is None or handler.protected(root) is not None:
+    if handler is None or handler.why_protected(root) is not None:
         return False
     family = _family_of(fgraph, root)
     if any(i != index and view_root(inp) is root for i, inp in enumerate(node.inputs)):
