@@ -11,6 +11,7 @@ from arignote.tensor.rewriting import (
     fusion,
     inplace,
     math,
+    products,
     reduction,
     reshape,
     shape,
