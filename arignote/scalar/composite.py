@@ -41,7 +41,7 @@ class Composite(ScalarOp, HasInnerGraph):
         self.nout = len(self.outputs)
         self.nodes = io_toposort(self.inputs, self.outputs)
         self.signature = _signature(self.inputs, self.outputs, self.nodes)
-        self._impl: tuple[Callable, Callable] | None = None
+        self._impl: dict[bool, Callable] = {}  # buffered? -> generated function
 
     # -- the HasInnerGraph interface ------------------------------------------------------------
 
@@ -56,7 +56,7 @@ class Composite(ScalarOp, HasInnerGraph):
     @property
     def fn(self) -> Callable:
         """The generated NumPy function (``fn(*arrays)`` returns the outputs)."""
-        return self._functions()[0]
+        return self._function(buffered=False)
 
     def clone(self) -> Composite:
         return Composite(self.inputs, self.outputs, self.name)
@@ -82,23 +82,20 @@ class Composite(ScalarOp, HasInnerGraph):
     # -- computing ----------------------------------------------------------------------------
 
     def elementwise(self, *arrays: Any) -> Any:
-        plain, buffered = self._functions()
         first = arrays[0]
         shape = getattr(first, "shape", ())
-        if shape and all(type(a) is np.ndarray and a.shape == shape for a in arrays):
-            return buffered(*arrays)
-        return plain(*arrays)
+        same = shape and all(type(a) is np.ndarray and a.shape == shape for a in arrays)
+        return self._function(buffered=bool(same))(*arrays)
 
     def impl(self, *inputs: Any) -> Any:
-        return self._functions()[0](*inputs)
+        return self._function(buffered=False)(*inputs)
 
-    def _functions(self) -> tuple[Callable, Callable]:
-        if self._impl is None:
-            self._impl = (
-                _generate(self, buffered=False),
-                _generate(self, buffered=True),
-            )
-        return self._impl
+    def _function(self, buffered: bool) -> Callable:
+        """The generated function (made on first use: big composites take a while to compile)."""
+        fn = self._impl.get(buffered)
+        if fn is None:
+            fn = self._impl[buffered] = _generate(self, buffered)
+        return fn
 
     # -- derivatives ------------------------------------------------------------------------
 
@@ -136,7 +133,7 @@ class Composite(ScalarOp, HasInnerGraph):
 
     def __getstate__(self) -> dict:
         state = super().__getstate__()
-        state["_impl"] = None  # generated functions are rebuilt on demand
+        state["_impl"] = {}  # generated functions are rebuilt on demand
         return state
 
 

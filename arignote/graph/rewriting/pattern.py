@@ -78,6 +78,13 @@ def constant_value(type_: Any, var: Variable) -> Any:
 
 
 @singledispatch
+def may_be_constant(type_: Any, var: Variable) -> bool:
+    """A cheap test that ``var`` might have a known value (dispatched on its type); patterns
+    with literals use it to skip nodes before trying :func:`constant_value`."""
+    return isinstance(var, Constant)
+
+
+@singledispatch
 def is_commutative(op: Any) -> bool:
     """Whether ``op(a, b, ...)`` is unchanged by permuting its inputs (dispatched on the op)."""
     return bool(getattr(op, "commutative", False))
@@ -111,15 +118,19 @@ def op_label(op: Any) -> str:
 
 
 def _constant_equals(var: Variable, literal: Any) -> bool:
+    if not may_be_constant(var.type, var):
+        return False
     try:
         value = constant_value(var.type, var)
     except NotAConstant:
         return False
-    value = np.asarray(value)
-    if value.size == 0:
-        return False
+    if isinstance(value, np.ndarray):
+        if value.size == 0:
+            return False
+        with np.errstate(all="ignore"):
+            return bool(np.all(value == literal))
     with np.errstate(all="ignore"):
-        return bool(np.all(value == literal))
+        return bool(value == literal)
 
 
 def _op_matches(pattern_op: Any, op: Any) -> bool:
@@ -215,15 +226,6 @@ def _is_literal(sub: Any) -> bool:
     return not isinstance(sub, (PatternVar, dict, tuple)) and not callable(sub)
 
 
-def _may_be_constant(var: Variable) -> bool:
-    """A cheap necessary condition for matching a literal: a constant, or computed directly
-    from one (a broadcast or cast of a constant, before constant folding has run)."""
-    if isinstance(var, Constant):
-        return True
-    owner = var.owner
-    return owner is not None and any(isinstance(i, Constant) for i in owner.inputs)
-
-
 def _child_ops(pattern: tuple) -> list:
     """Ops that must produce some direct input of a match (for early rejection)."""
     ops = []
@@ -271,7 +273,7 @@ class PatternNodeRewriter(NodeRewriter):
         return [self.in_pattern[0]]
 
     def _early_reject(self, node: Apply) -> bool:
-        if self._literals and sum(map(_may_be_constant, node.inputs)) < self._literals:
+        if self._literals and sum(may_be_constant(i.type, i) for i in node.inputs) < self._literals:
             return True
         if not self._child_ops:
             return False

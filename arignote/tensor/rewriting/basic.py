@@ -19,6 +19,7 @@ from arignote.graph.rewriting.pattern import (
     constant_value,
     fit_replacement,
     is_commutative,
+    may_be_constant,
     op_label,
 )
 from arignote.scalar.arithmetic import Cast, Identity, Second
@@ -77,6 +78,11 @@ def _uniform_value(const: Constant) -> Any:
         cached = flat[0] if uniform else _NOT_UNIFORM
         const.tag.uniform_value = cached
     return None if cached is _NOT_UNIFORM else cached
+
+
+@may_be_constant.register(TensorType)
+def _tensor_may_be_constant(type_: TensorType, var: Variable) -> bool:
+    return isinstance(_through_broadcasts(var), Constant)
 
 
 @constant_value.register(TensorType)
