@@ -1,0 +1,41 @@
+"""Linear algebra on stacks of matrices, with NumPy's and SciPy's names and semantics.
+
+``arignote.tensor.linalg`` (also ``pt.linalg``) gathers the ``numpy.linalg`` and
+``scipy.linalg`` functions: inverses and determinants, linear systems, decompositions, least
+squares, norms and matrix functions. Each family lives in its own module.
+"""
+
+from arignote.tensor.linalg.decompositions import *
+from arignote.tensor.linalg.inverse import *
+from arignote.tensor.linalg.least_squares import *
+from arignote.tensor.linalg.misc import *
+from arignote.tensor.linalg.norms import *
+from arignote.tensor.linalg.solve import *
+from arignote.tensor.products import matmul, outer, tensordot
+
+__all__ = sorted(
+    [
+        "cho_solve",
+        "cholesky",
+        "det",
+        "eig",
+        "eigh",
+        "eigvalsh",
+        "expm",
+        "inv",
+        "kron",
+        "block_diag",
+        "lstsq",
+        "matmul",
+        "matrix_power",
+        "norm",
+        "outer",
+        "pinv",
+        "qr",
+        "slogdet",
+        "solve",
+        "solve_triangular",
+        "svd",
+        "tensordot",
+    ]
+)
