@@ -352,7 +352,7 @@ class SVD(Op):
         g_u, g_s, g_vh = output_grads
         if is_disconnected(g_u) and is_disconnected(g_vh):
             return [_singular_value_grad(x, g_s)]
-        if self.full_matrices and not _statically_square(x):
+        if self.full_matrices and _statically_non_square(x):
             return [
                 grad_undefined(
                     self,
@@ -369,21 +369,25 @@ class SVD(Op):
         (x,), (ev,) = inputs, eval_points
         if ev is None:
             return [None] * (3 if self.compute_uv else 1)
-        u, s, vh = SVD(full_matrices=False)(x)
+        thin = not (self.full_matrices and self.compute_uv) or _statically_non_square(x)
+        # with full_matrices, unknown lengths are taken as square (else diagonal() fails)
+        u, s, vh = SVD(full_matrices=not thin)(x)
         projected = matmul(matmul(mT(u), ev), mT(vh))  # dP = U^T dA V
         d_s = diagonal(projected)
         if not self.compute_uv:
             return [d_s]
-        if self.full_matrices and not _statically_square(x):
+        if self.full_matrices and thin:
             undefined = grad_undefined(self, 0, x, "The extra singular vectors are not unique.")
             return [undefined, d_s, undefined]
         d_u, d_vh = _singular_vector_tangents(x, ev, u, s, vh, projected)
         return [d_u, d_s, d_vh]
 
 
-def _statically_square(x: Variable) -> bool:
+def _statically_non_square(x: Variable) -> bool:
+    """Whether the static shape shows non-square matrices (unknown lengths may be square: the
+    derivatives written for square matrices then fail at run time if they are not)."""
     rows, cols = x.type.shape[-2:]
-    return rows is not None and rows == cols
+    return rows is not None and cols is not None and rows != cols
 
 
 def _symbolic_min(x: Variable, m: Any, n: Any) -> Any:
@@ -533,7 +537,7 @@ class QR(Op):
         m, n = x.type.shape[-2:]
         if self.mode == "raw":
             return "The Householder form of mode='raw' is not differentiated."
-        if self.mode == "complete" and not _statically_square(x):
+        if self.mode == "complete" and _statically_non_square(x):
             return (
                 "With mode='complete' the extra columns of Q of a non-square matrix are not "
                 "unique; use mode='reduced'."
@@ -551,7 +555,7 @@ class QR(Op):
         reason = self._no_grad_reason(x)
         if reason:
             return [grad_not_implemented(self, 0, x, reason)] * len(self.make_node(x).outputs)
-        q, r = QR("reduced")(x)
+        q, r = QR("complete" if self.mode == "complete" else "reduced")(x)
         # C = Q^T dA R^-1 = Omega + dR R^-1 with Omega skew and dR R^-1 upper triangular
         a_rinv = mT(SolveTriangular(lower=False, trans=1)(r, mT(ev)))  # dA R^-1
         c = matmul(mT(q), a_rinv)

@@ -27,9 +27,9 @@ from arignote.tensor.linalg.basic import (
     real_dtype,
     symmetric_from_triangle,
 )
-from arignote.tensor.linalg.decompositions import _min_length, _singular_value_grad
+from arignote.tensor.linalg.decompositions import SVD, _min_length, _singular_value_grad
 from arignote.tensor.math import cast, minimum
-from arignote.tensor.products import matmul, outer
+from arignote.tensor.products import Einsum, matmul, outer
 from arignote.tensor.type import tensor_type
 
 _UNSET = object()
@@ -200,6 +200,27 @@ class Lstsq(Op):
         if not is_disconnected(g_s):
             g_a = g_a + _singular_value_grad(a, g_s)
         return [g_a, g_b]
+
+    def R_op(self, inputs, eval_points):
+        (a, b), (ea, eb) = inputs, eval_points
+        if ea is None and eb is None:
+            return [None] * 4
+        p = MatrixPinv(self.rcond)(a)
+        # x = A+ b: dx = dA+ b + A+ db
+        d_x = None
+        if ea is not None:
+            d_p = MatrixPinv(self.rcond).R_op([a], [ea])[0]
+            d_x = matmul(d_p, b)
+        if eb is not None:
+            term = matmul(p, eb)
+            d_x = term if d_x is None else d_x + term
+        reason = "The residuals have a value-dependent length."
+        d_res = grad_not_implemented(self, 0, a, reason)
+        d_s = None
+        if ea is not None:
+            u, _, vh = SVD(full_matrices=False)(a)
+            d_s = Einsum("ij,ik,jk->k")(ea, u, vh.T)  # diag(U^T dA V)
+        return [d_x, d_res, None, d_s]
 
     def connection_pattern(self, node):
         return [[True, True, False, True], [True, True, False, False]]
