@@ -251,7 +251,7 @@ def matmul(x1: Any, x2: Any) -> Variable:
 
 
 def _normalize_tensordot_axes(axes: Any, a: Variable, b: Variable) -> tuple[list, list]:
-    if np.ndim(axes) == 0:
+    if isinstance(axes, (int, np.integer)):
         n = int(axes)
         if n < 0 or n > a.type.ndim or n > b.type.ndim:
             raise ValueError(f"tensordot: axes={n} is out of range for {a.type} and {b.type}")
@@ -262,8 +262,8 @@ def _normalize_tensordot_axes(axes: Any, a: Variable, b: Variable) -> tuple[list
         raise ValueError(
             f"tensordot: axes must be an int or a pair of sequences of ints, got {axes!r}"
         ) from err
-    axes_a = [axes_a] if np.ndim(axes_a) == 0 else list(axes_a)
-    axes_b = [axes_b] if np.ndim(axes_b) == 0 else list(axes_b)
+    axes_a = [axes_a] if isinstance(axes_a, (int, np.integer)) else list(axes_a)
+    axes_b = [axes_b] if isinstance(axes_b, (int, np.integer)) else list(axes_b)
     if len(axes_a) != len(axes_b):
         raise ValueError(f"tensordot: axes {axes!r} pair sequences of different lengths")
     return _normalized(axes_a, a), _normalized(axes_b, b)

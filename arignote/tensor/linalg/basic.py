@@ -27,14 +27,15 @@ mT = matrix_transpose
 def linalg_dtype(*dtypes: str, what: str = "linalg") -> str:
     """The dtype NumPy's linear algebra computes in for inputs of ``dtypes``.
 
-    Single and double precision (real or complex) are kept; booleans and integers give
-    float64; float16 is refused, as ``numpy.linalg`` refuses it.
+    Single and double precision (real or complex) are kept; booleans and integers count as
+    float64 (so float32 with an integer gives float64); float16 is refused, as
+    ``numpy.linalg`` refuses it.
     """
     for dtype in dtypes:
         if dtype == "float16":
             raise TypeError(f"{what}: float16 is not supported by linear algebra (as in NumPy)")
-    dtype = upcast(*dtypes)
-    return dtype if dtype in INEXACT_DTYPES else "float64"
+    # numpy.linalg reads every non-float operand as float64 before finding the common type
+    return upcast(*[d if d in INEXACT_DTYPES else "float64" for d in dtypes])
 
 
 def real_dtype(dtype: str) -> str:

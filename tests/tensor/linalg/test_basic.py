@@ -1,0 +1,112 @@
+"""Tests of arignote.tensor.linalg.basic: dtypes, triangles, identities, and the namespace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import arignote
+import arignote.tensor as pt
+from arignote.tensor.linalg.basic import (
+    TriangularPart,
+    diag_embed,
+    diagonal,
+    fold_to_triangle,
+    identity_like,
+    linalg_dtype,
+    symmetric_from_triangle,
+    trace,
+)
+from arignote.testing import verify_grad
+
+PUBLIC_LINALG = [
+    "block_diag",
+    "cho_solve",
+    "cholesky",
+    "det",
+    "eig",
+    "eigh",
+    "eigvalsh",
+    "expm",
+    "inv",
+    "kron",
+    "lstsq",
+    "matrix_power",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "solve_triangular",
+    "svd",
+]
+
+
+def test_every_linalg_name_exists():
+    import arignote.tensor.linalg as linalg_module
+
+    assert pt.linalg is linalg_module
+    for name in PUBLIC_LINALG:
+        assert callable(getattr(pt.linalg, name)), name
+    for name in ("dot", "matmul", "tensordot", "outer", "vdot", "einsum"):
+        assert callable(getattr(pt, name)), name
+
+
+@pytest.mark.parametrize(
+    ("dtypes", "expected"),
+    [
+        (("float64",), "float64"),
+        (("float32",), "float32"),
+        (("int32",), "float64"),
+        (("bool",), "float64"),
+        (("float32", "int8"), "float64"),
+        (("float32", "float32"), "float32"),
+        (("complex64",), "complex64"),
+        (("float64", "complex64"), "complex128"),
+    ],
+)
+def test_linalg_dtype_follows_numpy(dtypes, expected):
+    assert linalg_dtype(*dtypes) == expected
+    arrays = [np.eye(2, dtype=d) for d in dtypes]
+    assert np.linalg.solve(arrays[0], arrays[-1]).dtype == expected
+
+
+def test_linalg_dtype_refuses_float16():
+    with pytest.raises(TypeError, match="float16"):
+        linalg_dtype("float16")
+    with pytest.raises(TypeError, match="float16"):
+        pt.linalg.inv(pt.matrix(dtype="float16"))
+
+
+@pytest.mark.parametrize(("lower", "k"), [(True, 0), (True, -1), (False, 0), (False, 2)])
+def test_TriangularPart_matches_numpy(rng, lower, k):
+    x = pt.tensor3()
+    value = rng.normal(size=(2, 3, 4))
+    result = arignote.function([x], TriangularPart(lower, k)(x))(value)
+    expected = np.tril(value, k) if lower else np.triu(value, k)
+    np.testing.assert_array_equal(result, expected)
+    verify_grad(TriangularPart(lower, k), [value], rng=rng)
+
+
+def test_symmetric_from_triangle_and_its_adjoint(rng):
+    value = rng.normal(size=(4, 4))
+    x = pt.matrix()
+    sym = arignote.function([x], symmetric_from_triangle(x, lower=True))(value)
+    np.testing.assert_array_equal(sym, np.tril(value) + np.tril(value, -1).T)
+    g = rng.normal(size=(4, 4))
+    folded = arignote.function([x], fold_to_triangle(x, lower=True))(g)
+    other = rng.normal(size=(4, 4))
+    # <g, sym(v)> == <fold(g), v>
+    sym_other = np.tril(other) + np.tril(other, -1).T
+    assert np.sum(g * sym_other) == pytest.approx(np.sum(folded * other))
+
+
+def test_diagonal_trace_identity(rng):
+    value = rng.normal(size=(2, 3, 3))
+    x = pt.tensor3()
+    fn = arignote.function([x], [diagonal(x), trace(x), identity_like(x), diag_embed(diagonal(x))])
+    diag, tr, eye, embedded = fn(value)
+    np.testing.assert_array_equal(diag, np.diagonal(value, axis1=-2, axis2=-1))
+    np.testing.assert_allclose(tr, np.trace(value, axis1=-2, axis2=-1))
+    np.testing.assert_array_equal(eye, np.broadcast_to(np.eye(3), (2, 3, 3)))
+    np.testing.assert_array_equal(embedded, value * np.eye(3))
