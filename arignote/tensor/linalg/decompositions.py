@@ -297,7 +297,8 @@ def eig(a: Any) -> tuple[Variable, Variable]:
 # -- singular value decomposition -----------------------------------------------------------------
 
 
-def _min_length(rows: Any, cols: Any) -> Any:
+def min_length(rows: Any, cols: Any) -> Any:
+    """``min(rows, cols)`` of static lengths, None when either is unknown."""
     if rows is None or cols is None:
         return None
     return min(rows, cols)
@@ -319,7 +320,7 @@ class SVD(Op):
     def make_node(self, x):
         x = matrix_input(self, x)
         batch, (m, n) = batch_of(x), x.type.shape[-2:]
-        k = _min_length(m, n)
+        k = min_length(m, n)
         s = tensor_type(real_dtype(x.type.dtype), (*batch, k))()
         if not self.compute_uv:
             return Apply(self, [x], [s])
@@ -348,10 +349,10 @@ class SVD(Op):
     def L_op(self, inputs, outputs, output_grads):
         (x,) = inputs
         if not self.compute_uv:
-            return [_singular_value_grad(x, output_grads[0])]
+            return [singular_value_grad(x, output_grads[0])]
         g_u, g_s, g_vh = output_grads
         if is_disconnected(g_u) and is_disconnected(g_vh):
-            return [_singular_value_grad(x, g_s)]
+            return [singular_value_grad(x, g_s)]
         if self.full_matrices and _statically_non_square(x):
             return [
                 grad_undefined(
@@ -391,13 +392,13 @@ def _statically_non_square(x: Variable) -> bool:
 
 
 def _symbolic_min(x: Variable, m: Any, n: Any) -> Any:
-    from_static = _min_length(*x.type.shape[-2:])
+    from_static = min_length(*x.type.shape[-2:])
     if from_static is not None:
         return from_static
     return minimum(m, n)
 
 
-def _singular_value_grad(x: Variable, g_s: Variable) -> Variable:
+def singular_value_grad(x: Variable, g_s: Variable) -> Variable:
     """gA = U diag(gS) Vh with the thin factors (dS = diag(U^T dA V))."""
     u, _, vh = SVD(full_matrices=False)(x)
     return matmul(u * matrix_row(g_s), vh)
@@ -489,7 +490,7 @@ class QR(Op):
     def make_node(self, x):
         x = matrix_input(self, x)
         batch, (m, n) = batch_of(x), x.type.shape[-2:]
-        k = _min_length(m, n)
+        k = min_length(m, n)
         shapes = {
             "reduced": [(*batch, m, k), (*batch, k, n)],
             "complete": [(*batch, m, m), (*batch, m, n)],

@@ -27,7 +27,7 @@ from arignote.tensor.linalg.basic import (
     real_dtype,
     symmetric_from_triangle,
 )
-from arignote.tensor.linalg.decompositions import SVD, _min_length, _singular_value_grad
+from arignote.tensor.linalg.decompositions import SVD, min_length, singular_value_grad
 from arignote.tensor.math import cast, minimum
 from arignote.tensor.products import Einsum, matmul, outer
 from arignote.tensor.type import tensor_type
@@ -164,7 +164,7 @@ class Lstsq(Op):
             tensor_type(dtype, (n, *b.type.shape[1:]))(),
             tensor_type(real_dtype(dtype), (None,))(),
             tensor_type("int32", ())(),
-            tensor_type(real_dtype(dtype), (_min_length(m, n),))(),
+            tensor_type(real_dtype(dtype), (min_length(m, n),))(),
         ]
         return Apply(self, [a, b], outputs)
 
@@ -179,7 +179,7 @@ class Lstsq(Op):
     def infer_shape(self, fgraph, node, input_shapes):
         a_shape, b_shape = input_shapes
         m, n = a_shape
-        k = _min_length(*node.inputs[0].type.shape)
+        k = min_length(*node.inputs[0].type.shape)
         if k is None:
             k = minimum(m, n)
         # the residuals' length depends on the rank, a value: it is read off the output
@@ -198,7 +198,7 @@ class Lstsq(Op):
             g_p = outer(g_x, b) if b.type.ndim == 1 else matmul(g_x, mT(b))
             g_a = pinv_vjp(a, p, g_p)
         if not is_disconnected(g_s):
-            g_a = g_a + _singular_value_grad(a, g_s)
+            g_a = g_a + singular_value_grad(a, g_s)
         return [g_a, g_b]
 
     def R_op(self, inputs, eval_points):

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
 import arignote
 import arignote.tensor as pt
+import arignote.tensor.linalg as linalg_module
 from arignote.tensor.linalg.basic import (
     TriangularPart,
     diag_embed,
@@ -17,7 +21,7 @@ from arignote.tensor.linalg.basic import (
     symmetric_from_triangle,
     trace,
 )
-from arignote.testing import verify_grad
+from arignote.testing import InferShapeTester, verify_grad
 
 PUBLIC_LINALG = [
     "block_diag",
@@ -43,8 +47,6 @@ PUBLIC_LINALG = [
 
 
 def test_every_linalg_name_exists():
-    import arignote.tensor.linalg as linalg_module
-
     assert pt.linalg is linalg_module
     for name in PUBLIC_LINALG:
         assert callable(getattr(pt.linalg, name)), name
@@ -110,3 +112,44 @@ def test_diagonal_trace_identity(rng):
     np.testing.assert_allclose(tr, np.trace(value, axis1=-2, axis2=-1))
     np.testing.assert_array_equal(eye, np.broadcast_to(np.eye(3), (2, 3, 3)))
     np.testing.assert_array_equal(embedded, value * np.eye(3))
+
+
+# Ops that the op database only meets inside gradient graphs get the contract checks here.
+GRADIENT_OPS = [
+    (TriangularPart(True, -1), [(2, 3, 4)]),
+    (TriangularPart(False, 1), [(3, 5)]),
+    (pt.linalg.ExpmFrechet(), [(3, 3), (3, 3)]),
+    (pt.linalg.DiagonalBlocks(2), [(5, 7), (2, 3), (3, 4)]),
+    (pt.Einsum("i->ii"), [(3,)]),
+]
+
+
+@pytest.mark.parametrize(("op", "shapes"), GRADIENT_OPS, ids=lambda v: str(v))
+def test_gradient_ops_contract(rng, op, shapes):
+    twin = copy.copy(op)
+    restored = pickle.loads(pickle.dumps(op))
+    assert twin == op == restored and hash(twin) == hash(op) == hash(restored)
+    symbols = [pt.tensor(shape=(None,) * len(s)) for s in shapes]
+    values = [rng.normal(size=s) / 2 for s in shapes]
+    outputs = op(*symbols, return_list=True)
+    remade = op.make_node(*outputs[0].owner.inputs)
+    assert [o.type for o in remade.outputs] == [o.type for o in outputs]
+    tester = InferShapeTester()
+    tester.setup_method()
+    tester._compile_and_check(symbols, outputs, values, type(op), warn=False)
+
+
+def test_DiagonalBlocks_is_the_adjoint_of_BlockDiagonal(rng):
+    blocks = [rng.normal(size=(2, 3)), rng.normal(size=(3, 1))]
+    matrix = rng.normal(size=(5, 4))
+    m, b1, b2 = pt.matrix(), pt.matrix(), pt.matrix()
+    pieces = arignote.function([m, b1, b2], pt.linalg.DiagonalBlocks(2)(m, b1, b2))(matrix, *blocks)
+    placed = arignote.function([b1, b2], pt.linalg.block_diag(b1, b2))(*blocks)
+    # <M, block_diag(B)> == sum_k <blocks_k(M), B_k>
+    left = np.sum(matrix * placed)
+    right = sum(np.sum(p * b) for p, b in zip(pieces, blocks))
+    assert left == pytest.approx(right)
+    with pytest.raises(ValueError, match="blocks of total shape"):
+        arignote.function([m, b1, b2], pt.linalg.DiagonalBlocks(2)(m, b1, b2))(
+            rng.normal(size=(6, 4)), *blocks
+        )
