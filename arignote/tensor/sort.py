@@ -315,6 +315,8 @@ class Unique(Op):
         if self.axis is None:
             flat = flatten(x, 1)
             scattered = inc_subtensor(getitem(tm.zeros_like(flat, dtype=gz.type.dtype), first), gz)
+            if x.type.ndim == 1:
+                return [scattered]
             return [reshape(scattered, shape(x), ndim=x.type.ndim)]
         index = (slice(None),) * self.axis + (first,)
         return [inc_subtensor(getitem(tm.zeros_like(x, dtype=gz.type.dtype), index), gz)]
