@@ -25,7 +25,6 @@ from arignote.tensor.subtensor import (
     ARRAY,
     INT,
     MASK,
-    UNKNOWN,
     SliceSpec,
     as_index_scalar,
     check_idx_list,
@@ -371,7 +370,10 @@ class AdvancedIncSubtensor1(Op):
 
 
 def _linear_props(op: Any) -> dict:
-    props = dict(set_instead_of_inc=op.set_instead_of_inc, ignore_duplicates=op.ignore_duplicates)
+    props = {
+        "set_instead_of_inc": op.set_instead_of_inc,
+        "ignore_duplicates": op.ignore_duplicates,
+    }
     if hasattr(op, "idx_list"):
         props["idx_list"] = op.idx_list
     return props

@@ -249,7 +249,9 @@ def inc_subtensor(
     name = "set_subtensor" if set_instead_of_inc else "inc_subtensor"
     x = as_tensor_variable(x)
     owner = x.owner
-    if owner is None or not isinstance(owner.op, (Subtensor, AdvancedSubtensor1, AdvancedSubtensor)):
+    if owner is None or not isinstance(
+        owner.op, (Subtensor, AdvancedSubtensor1, AdvancedSubtensor)
+    ):
         raise TypeError(f"{name} expects the result of indexing a tensor (t[index]), got {x}")
     base, *index = owner.inputs
     y = _value_for(base, y, set_instead_of_inc, name)

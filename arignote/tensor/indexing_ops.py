@@ -15,7 +15,6 @@ from arignote.tensor.advanced_subtensor import broadcast_lengths
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.elemwise import broadcast_static_shape
 from arignote.tensor.indexing import getitem
-from arignote.tensor.reduction import normalize_axes
 from arignote.tensor.reduction import sum as tensor_sum
 from arignote.tensor.reshape import flatten
 from arignote.tensor.shape import shape_i, shape_padleft
@@ -73,14 +72,15 @@ def _along_axis_shape(name: str, arr: Variable, indices: Variable, axis: int) ->
     if axis >= arr.type.ndim:
         raise ValueError(f"{name}: axis {axis} is out of bounds for {arr.type}")
     # the dimensions other than axis broadcast; along axis, the result is as long as indices
-    without_axis = [tuple(1 if d == axis else s for d, s in enumerate(v.type.shape)) for v in
-                    (arr, indices)]
+    without_axis = [
+        tuple(1 if d == axis else s for d, s in enumerate(v.type.shape)) for v in (arr, indices)
+    ]
     others = broadcast_static_shape(without_axis, context=name)
     return tuple(indices.type.shape[d] if d == axis else s for d, s in enumerate(others))
 
 
 def _fancy_along_axis(shape: tuple, indices: np.ndarray, axis: int) -> tuple:
-    """The NumPy index that ``take_along_axis`` reads: ``indices`` on ``axis``, aranges elsewhere."""
+    """The NumPy index ``take_along_axis`` reads: ``indices`` on ``axis``, aranges elsewhere."""
     index = []
     for d, length in enumerate(shape):
         if d == axis:
@@ -173,7 +173,7 @@ class AddAlongAxis(Op):
         return [[True], [False], [True]]
 
     def grad(self, inputs, output_grads):
-        (arr, indices, values), (gz,) = inputs, output_grads
+        (_, indices, values), (gz,) = inputs, output_grads
         gv = sum_to_type(TakeAlongAxis(self.axis)(gz, indices), values)
         return [gz, disconnected(), gv]
 
@@ -436,7 +436,9 @@ class Choose(Op):
         (a, *choices), (gz,) = inputs, output_grads
         selector = self._selector(a, len(choices))
         # choice k reaches the output exactly where it is selected
-        grads = [sum_to_type(tm.switch(tm.eq(selector, k), gz, 0), c) for k, c in enumerate(choices)]
+        grads = [
+            sum_to_type(tm.switch(tm.eq(selector, k), gz, 0), c) for k, c in enumerate(choices)
+        ]
         grads = [tm.cast(g, grad_dtype(c)) for g, c in zip(grads, choices)]
         return [tm.zeros_like(a, dtype=grad_dtype(a)), *grads]
 

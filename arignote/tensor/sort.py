@@ -156,7 +156,9 @@ class SearchSorted(Op):
         if sorter is not None:
             sorter = as_tensor_variable(sorter)
             if sorter.type.ndim != 1 or sorter.type.dtype not in integer_dtypes:
-                raise TypeError(f"searchsorted: sorter must be an integer vector, got {sorter.type}")
+                raise TypeError(
+                    f"searchsorted: sorter must be an integer vector, got {sorter.type}"
+                )
             inputs.append(sorter)
         return Apply(self, inputs, [tensor_type("int64", v.type.shape)()])
 

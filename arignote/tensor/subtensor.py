@@ -122,7 +122,9 @@ def as_index_scalar(op: Any, value: Any) -> Variable:
     """``value`` as a 0-d integer tensor (an integer index or a slice bound)."""
     var = as_tensor_variable(value)
     if var.type.ndim != 0 or var.type.dtype not in integer_dtypes:
-        raise TypeError(f"{op}: integer indices and slice bounds must be 0-d integers, got {var.type}")
+        raise TypeError(
+            f"{op}: integer indices and slice bounds must be 0-d integers, got {var.type}"
+        )
     return var
 
 
@@ -453,7 +455,7 @@ class IncSubtensor(Op):
         return [[True], [True]] + [[False]] * (len(node.inputs) - 2)
 
     def grad(self, inputs, output_grads):
-        (x, y, *index), (gz,) = inputs, output_grads
+        (_, y, *index), (gz,) = inputs, output_grads
         if self.set_instead_of_inc:  # the overwritten elements of x do not reach the output
             gx = IncSubtensor(self.idx_list, set_instead_of_inc=True)(
                 gz, zero_cotangent(gz), *index

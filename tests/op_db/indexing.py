@@ -73,8 +73,11 @@ def _symbolic_bounds_samples(rng):
         "empty": (3, 1, 1),
     }
     return [
-        Sample((m, *_ints(*bounds)), {"index": lambda a, b, c: (slice(a, b, c), slice(None, b))},
-               name=name)
+        Sample(
+            (m, *_ints(*bounds)),
+            {"index": lambda a, b, c: (slice(a, b, c), slice(None, b))},
+            name=name,
+        )
         for name, bounds in cases.items()
     ]
 
@@ -116,7 +119,9 @@ def _advanced_samples(rng):
         "mask_and_array": ((mask[:, 0], _ints(1)), lambda m, a: (m, a)),
         "scalar_mask": ((np.asarray(True),), lambda m: (slice(None), m)),
     }
-    return [Sample((t, *arrays), {"index": index}, name=name) for name, (arrays, index) in cases.items()]
+    return [
+        Sample((t, *arrays), {"index": index}, name=name) for name, (arrays, index) in cases.items()
+    ]
 
 
 def _mask_expression_samples(rng):
@@ -145,12 +150,19 @@ def _set_basic_samples(rng):
 def _set_advanced1_samples(rng):
     m = rng.normal(size=(5, 3))
     return [
-        Sample((m, rng.normal(size=(4, 3)), _ints(4, 0, 0, -1)), {"index": lambda i: i},
-               name="repeated"),
-        Sample((m, rng.normal(size=(1, 3)), _ints(1, 1, 2)), {"index": lambda i: i},
-               name="broadcast_repeated"),
-        Sample((m, rng.normal(size=(3,)), _ints(2, 3)), {"index": lambda i: i},
-               name="broadcast_row"),
+        Sample(
+            (m, rng.normal(size=(4, 3)), _ints(4, 0, 0, -1)),
+            {"index": lambda i: i},
+            name="repeated",
+        ),
+        Sample(
+            (m, rng.normal(size=(1, 3)), _ints(1, 1, 2)),
+            {"index": lambda i: i},
+            name="broadcast_repeated",
+        ),
+        Sample(
+            (m, rng.normal(size=(3,)), _ints(2, 3)), {"index": lambda i: i}, name="broadcast_row"
+        ),
     ]
 
 
@@ -159,11 +171,19 @@ def _set_advanced_samples(rng):
     mask = rng.random((3, 4)) > 0.4
     cases = {
         "two_arrays_repeated": (
-            rng.normal(size=(3, 5)), (_ints(0, 2, 0), _ints(1, 1, 1)), lambda a, b: (a, b)
+            rng.normal(size=(3, 5)),
+            (_ints(0, 2, 0), _ints(1, 1, 1)),
+            lambda a, b: (a, b),
         ),
-        "slice_array": (rng.normal(size=(3, 2, 2)), (_ints(4, 4),), lambda a: (slice(None), slice(1, 3), a)),
+        "slice_array": (
+            rng.normal(size=(3, 2, 2)),
+            (_ints(4, 4),),
+            lambda a: (slice(None), slice(1, 3), a),
+        ),
         "separated_broadcast": (
-            rng.normal(size=(1, 4)), (_ints(0, 2), _ints(1, 1)), lambda a, b: (a, slice(None), b)
+            rng.normal(size=(1, 4)),
+            (_ints(0, 2), _ints(1, 1)),
+            lambda a, b: (a, slice(None), b),
         ),
         "mask": (rng.normal(size=(int(mask.sum()), 5)), (mask,), lambda m: m),
         "mask_broadcast": (rng.normal(size=(5,)), (mask,), lambda m: m),
@@ -184,12 +204,25 @@ register(
         FLOAT_DTYPES,
         pt.Subtensor,
     ),
-    OpInfo("getitem_symbolic_int", _getitem, _getitem, _symbolic_int_samples, FLOAT_DTYPES,
-           pt.Subtensor),
-    OpInfo("getitem_advanced1", _getitem, _getitem, _advanced1_samples, ALL_DTYPES,
-           pt.AdvancedSubtensor1),
-    OpInfo("getitem_advanced", _getitem, _getitem, _advanced_samples, ALL_DTYPES,
-           pt.AdvancedSubtensor),
+    OpInfo(
+        "getitem_symbolic_int",
+        _getitem,
+        _getitem,
+        _symbolic_int_samples,
+        FLOAT_DTYPES,
+        pt.Subtensor,
+    ),
+    OpInfo(
+        "getitem_advanced1",
+        _getitem,
+        _getitem,
+        _advanced1_samples,
+        ALL_DTYPES,
+        pt.AdvancedSubtensor1,
+    ),
+    OpInfo(
+        "getitem_advanced", _getitem, _getitem, _advanced_samples, ALL_DTYPES, pt.AdvancedSubtensor
+    ),
     OpInfo(
         "getitem_mask_expression",
         lambda x: x[x > 0],
@@ -198,18 +231,44 @@ register(
         FLOAT_DTYPES,
         pt.AdvancedSubtensor,
     ),
-    OpInfo("set_subtensor_basic", _set_build, _set_ref, _set_basic_samples, ALL_DTYPES,
-           pt.IncSubtensor),
-    OpInfo("inc_subtensor_basic", _inc_build, _inc_ref, _set_basic_samples, ALL_DTYPES,
-           pt.IncSubtensor),
-    OpInfo("set_subtensor_advanced1", _set_build, _set_ref, _set_advanced1_samples, ALL_DTYPES,
-           pt.AdvancedIncSubtensor1),
-    OpInfo("inc_subtensor_advanced1", _inc_build, _inc_ref, _set_advanced1_samples, ALL_DTYPES,
-           pt.AdvancedIncSubtensor1),
-    OpInfo("set_subtensor_advanced", _set_build, _set_ref, _set_advanced_samples, ALL_DTYPES,
-           pt.AdvancedIncSubtensor),
-    OpInfo("inc_subtensor_advanced", _inc_build, _inc_ref, _set_advanced_samples, ALL_DTYPES,
-           pt.AdvancedIncSubtensor),
+    OpInfo(
+        "set_subtensor_basic", _set_build, _set_ref, _set_basic_samples, ALL_DTYPES, pt.IncSubtensor
+    ),
+    OpInfo(
+        "inc_subtensor_basic", _inc_build, _inc_ref, _set_basic_samples, ALL_DTYPES, pt.IncSubtensor
+    ),
+    OpInfo(
+        "set_subtensor_advanced1",
+        _set_build,
+        _set_ref,
+        _set_advanced1_samples,
+        ALL_DTYPES,
+        pt.AdvancedIncSubtensor1,
+    ),
+    OpInfo(
+        "inc_subtensor_advanced1",
+        _inc_build,
+        _inc_ref,
+        _set_advanced1_samples,
+        ALL_DTYPES,
+        pt.AdvancedIncSubtensor1,
+    ),
+    OpInfo(
+        "set_subtensor_advanced",
+        _set_build,
+        _set_ref,
+        _set_advanced_samples,
+        ALL_DTYPES,
+        pt.AdvancedIncSubtensor,
+    ),
+    OpInfo(
+        "inc_subtensor_advanced",
+        _inc_build,
+        _inc_ref,
+        _set_advanced_samples,
+        ALL_DTYPES,
+        pt.AdvancedIncSubtensor,
+    ),
 )
 
 
@@ -266,8 +325,9 @@ register(
         ALL_DTYPES,
         pt.TakeAlongAxis,
     ),
-    OpInfo("nonzero", pt.nonzero, np.nonzero, _nonzero_samples, FLOAT_DTYPES, pt.Nonzero,
-           grad=False),
+    OpInfo(
+        "nonzero", pt.nonzero, np.nonzero, _nonzero_samples, FLOAT_DTYPES, pt.Nonzero, grad=False
+    ),
     OpInfo(
         "where",
         pt.where,
@@ -276,8 +336,12 @@ register(
         FLOAT_DTYPES,
         pt.Nonzero,
         directives=[
-            Directive("grad", "no float input: one-argument where is nonzero",
-                      samples=["one_arg"], kind="skip"),
+            Directive(
+                "grad",
+                "no float input: one-argument where is nonzero",
+                samples=["one_arg"],
+                kind="skip",
+            ),
         ],
     ),
 )
@@ -303,8 +367,10 @@ def _sort_samples(rng):
 
 
 def _ties_samples(rng):
-    return [Sample((rng.integers(0, 3, size=(4, 6)).astype("float64"),), {"axis": a},
-                   name=f"axis{a}") for a in (0, 1)]
+    return [
+        Sample((rng.integers(0, 3, size=(4, 6)).astype("float64"),), {"axis": a}, name=f"axis{a}")
+        for a in (0, 1)
+    ]
 
 
 def _searchsorted_samples(rng):
@@ -312,8 +378,11 @@ def _searchsorted_samples(rng):
     return [
         Sample((a, rng.normal(size=(3, 2))), {"side": "left"}, name="left"),
         Sample((a, np.concatenate([a[2:4], a[:1]])), {"side": "right"}, name="right_ties"),
-        Sample((a[::-1].copy(), rng.normal(size=(4,)), _ints(6, 5, 4, 3, 2, 1, 0)),
-               {"side": "left"}, name="sorter"),
+        Sample(
+            (a[::-1].copy(), rng.normal(size=(4,)), _ints(6, 5, 4, 3, 2, 1, 0)),
+            {"side": "left"},
+            name="sorter",
+        ),
     ]
 
 
@@ -346,15 +415,17 @@ def _unique_ref(x, **kwargs):
 
 
 def _with_ties(name):
-    return Directive(name, "ties make unique/sort non-differentiable; the shape would change",
-                     samples=["ties_all_outputs", "rows_all_outputs", "columns_inverse"],
-                     kind="skip")
+    return Directive(
+        name,
+        "ties make unique/sort non-differentiable; the shape would change",
+        samples=["ties_all_outputs", "rows_all_outputs", "columns_inverse"],
+        kind="skip",
+    )
 
 
 register(
     OpInfo("sort", pt.sort, np.sort, _sort_samples, FLOAT_DTYPES, pt.Sort),
-    OpInfo("sort_ties", pt.sort, np.sort, _ties_samples, ("float64", "int64"), pt.Sort,
-           grad=False),
+    OpInfo("sort_ties", pt.sort, np.sort, _ties_samples, ("float64", "int64"), pt.Sort, grad=False),
     OpInfo("argsort", pt.argsort, np.argsort, _sort_samples, ALL_DTYPES, pt.Argsort, grad=False),
     OpInfo(
         "argsort_stable_ties",

@@ -45,8 +45,11 @@ def _index_items(draw):
             items.append(None)
         elif kind == "array":
             shape = draw(st.sampled_from([(2,), (1,), (2, 1), (3,)]))
-            items.append(np.asarray(draw(st.lists(st.integers(-3, 2), min_size=6, max_size=6)))
-                         .reshape(-1)[: int(np.prod(shape))].reshape(shape))
+            items.append(
+                np.asarray(draw(st.lists(st.integers(-3, 2), min_size=6, max_size=6)))
+                .reshape(-1)[: int(np.prod(shape))]
+                .reshape(shape)
+            )
         else:
             items.append(np.asarray(draw(st.lists(st.booleans(), min_size=3, max_size=3))))
     return tuple(items)
@@ -80,7 +83,10 @@ def test_getitem_matches_numpy_on_random_indices(index):
     expected, error = _numpy_result(value, index)
     x = pt.tensor(dtype="float64", shape=(None, None, None))
     symbols, arrays, symbolic_index = _symbolic_index(index)
-    for inputs, args, idx in [([x], [value], index), ([x, *symbols], [value, *arrays], symbolic_index)]:
+    for inputs, args, idx in [
+        ([x], [value], index),
+        ([x, *symbols], [value, *arrays], symbolic_index),
+    ]:
         if error is not None:
             with pytest.raises(IndexError):
                 _run(inputs, x[idx], *args)
@@ -229,7 +235,8 @@ def test_WriteWinners_marks_the_last_write():
     op = WriteWinners((ARRAY,))
     out = op(x, pt.constant(np.array([1, 3, 1, 1, -4])))
     np.testing.assert_array_equal(
-        _run([x], out, np.zeros(5)), [False, True, False, False, True]  # -4 is 1 again
+        _run([x], out, np.zeros(5)),
+        [False, True, False, False, True],  # -4 is 1 again
     )
     assert out.type.dtype == "bool"
     assert str(op) == "WriteWinners{array}"

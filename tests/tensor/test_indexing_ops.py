@@ -49,8 +49,11 @@ def test_take_along_axis_with_argsort_and_errors(rng):
 
 def test_take_along_axis_grad_accumulates_repeats(rng):
     indices = np.array([[0, 0, 2], [1, 1, 1]])
-    verify_grad(lambda a: pt.take_along_axis(a, pt.constant(indices), 1) ** 2,
-                [rng.normal(size=(2, 4))], rng=rng)
+    verify_grad(
+        lambda a: pt.take_along_axis(a, pt.constant(indices), 1) ** 2,
+        [rng.normal(size=(2, 4))],
+        rng=rng,
+    )
 
 
 def test_nonzero_and_where(rng):

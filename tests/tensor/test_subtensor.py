@@ -28,7 +28,14 @@ def _run(inputs, outputs, *values, mode=None):
         (slice(None, None, -1), slice(-2, None, -2)),
         (slice(-100, 100, 3),),
     ],
-    ids=["reversed_bounds", "past_end", "negative_empty", "empty_then_int", "negative_steps", "huge"],
+    ids=[
+        "reversed_bounds",
+        "past_end",
+        "negative_empty",
+        "empty_then_int",
+        "negative_steps",
+        "huge",
+    ],
 )
 def test_Subtensor_slices_match_numpy(rng, index):
     x = pt.matrix("x")
@@ -68,7 +75,7 @@ def test_Subtensor_static_shapes():
     assert x[::-1, 2:, None].type.shape == (5, None, 1, 3)
     assert x[-1, :, 0].type.shape == (None,)
     assert x[..., 1:].type.shape == (5, None, 2)
-    assert x[1:3:0 + 1].type.shape == (2, None, 3)
+    assert x[1 : 3 : 0 + 1].type.shape == (2, None, 3)
     i = pt.lscalar("i")
     assert x[i:].type.shape == (None, None, 3)
 
@@ -95,8 +102,16 @@ def test_Subtensor_is_a_view_and_keeps_dtype(rng):
         ((slice(None, None, 0),), ValueError),
         ((slice(0.5, None),), TypeError),
     ],
-    ids=["int_past_end", "negative_past_start", "too_many", "two_ellipses", "float", "str",
-         "zero_step", "float_bound"],
+    ids=[
+        "int_past_end",
+        "negative_past_start",
+        "too_many",
+        "two_ellipses",
+        "float",
+        "str",
+        "zero_step",
+        "float_bound",
+    ],
 )
 def test_Subtensor_static_errors(index, error):
     x = pt.tensor(dtype="float64", shape=(3, 4))
