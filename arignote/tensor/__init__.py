@@ -21,7 +21,6 @@ from arignote.tensor.basic import (
     tensor_from_scalar,
 )
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
-from arignote.tensor.indexing import *
 from arignote.tensor.indexing_ops import *
 from arignote.tensor.math import *
 from arignote.tensor.products import *

@@ -20,8 +20,7 @@ from arignote.graph.op import Op
 from arignote.scalar.basic import integer_dtypes
 from arignote.tensor import math as tm
 from arignote.tensor.basic import as_tensor_variable
-from arignote.tensor.reduction import sum as tensor_sum
-from arignote.tensor.subtensor import (
+from arignote.tensor.index_spec import (
     ARRAY,
     INT,
     MASK,
@@ -42,6 +41,7 @@ from arignote.tensor.subtensor import (
     sum_to_type,
     zero_cotangent,
 )
+from arignote.tensor.reduction import sum as tensor_sum
 from arignote.tensor.type import tensor_type
 
 ADVANCED_ENTRIES = (INT, ARRAY, MASK, SliceSpec, None, Ellipsis)

@@ -14,11 +14,11 @@ from arignote.tensor import math as tm
 from arignote.tensor.advanced_subtensor import broadcast_lengths
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.elemwise import broadcast_static_shape
-from arignote.tensor.indexing import getitem
+from arignote.tensor.index_spec import check_runtime_value, sum_to_type
 from arignote.tensor.reduction import sum as tensor_sum
 from arignote.tensor.reshape import flatten
 from arignote.tensor.shape import shape_i, shape_padleft
-from arignote.tensor.subtensor import check_runtime_value, sum_to_type
+from arignote.tensor.subtensor import getitem
 from arignote.tensor.type import tensor_type
 
 

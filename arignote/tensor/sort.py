@@ -12,10 +12,10 @@ from arignote.graph.op import Op
 from arignote.scalar.basic import grad_dtype, integer_dtypes
 from arignote.tensor import math as tm
 from arignote.tensor.basic import as_tensor_variable
-from arignote.tensor.indexing import getitem, inc_subtensor
 from arignote.tensor.indexing_ops import AddAlongAxis, TakeAlongAxis, normalize_axis, take
 from arignote.tensor.reshape import flatten, reshape
 from arignote.tensor.shape import shape
+from arignote.tensor.subtensor import getitem, inc_subtensor
 from arignote.tensor.type import tensor_type
 
 SORT_KINDS = ("quicksort", "mergesort", "heapsort", "stable")

@@ -1,296 +1,65 @@
-"""Basic indexing: ``Subtensor`` (``x[1:, i, None]``, a view of ``x``) and ``IncSubtensor``.
+"""Indexing tensors: ``x[index]``, ``set_subtensor`` and ``inc_subtensor``, and the basic ops.
 
-An index is stored in two parts. The op's ``idx_list`` prop holds its *structure*: one entry per
-index item, :data:`INT` (an integer), a :class:`SliceSpec` (a slice, saying which of start, stop
-and step are given), ``None`` (a new axis) and, for advanced indexing, :data:`ARRAY`,
-:data:`MASK` and ``Ellipsis``. The *values* (integers, slice bounds, index arrays) are inputs of
-the node, after ``x`` (and ``y`` for the inc/set ops), so that one op serves constant and
-symbolic indices alike. The helpers below are shared with ``advanced_subtensor``.
+:func:`getitem` reads a Python index (integers, slices, ``None``, ``...``, integer arrays, boolean
+masks, lists, symbolic scalars and tensors) the way NumPy does, and builds the cheapest op that
+computes it: :class:`Subtensor` for a basic index (its result is a view), ``AdvancedSubtensor1``
+for one integer vector on axis 0, ``AdvancedSubtensor`` otherwise (see ``advanced_subtensor``).
+How an index is split between an op's ``idx_list`` and its inputs is described in
+``index_spec``.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.grad_types import disconnected
 from arignote.graph.op import Op
-from arignote.scalar.basic import integer_dtypes
+from arignote.scalar.basic import integer_dtypes, is_python_scalar, weak_scalar_dtype
 from arignote.tensor import math as tm
+from arignote.tensor.advanced_subtensor import (
+    AdvancedIncSubtensor,
+    AdvancedIncSubtensor1,
+    AdvancedSubtensor,
+    AdvancedSubtensor1,
+    is_advanced_entry,
+)
 from arignote.tensor.basic import (
     MakeVector,
     NotScalarConstantError,
     as_tensor_variable,
     constant,
     constant_value_rule,
-    get_scalar_constant_value,
+    register_vector_element,
+)
+from arignote.tensor.index_spec import (
+    ARRAY,
+    FULL_SLICE,
+    INT,
+    MASK,
+    SliceSpec,
+    as_index_scalar,
+    check_idx_list,
+    check_input_count,
+    check_runtime_value,
+    check_static_bound,
+    check_value_fits,
+    entry_groups,
+    entry_str,
+    int_or_variable,
+    numpy_index,
+    slice_length,
+    static_int,
+    static_slice_length,
+    sum_to_type,
+    zero_cotangent,
 )
 from arignote.tensor.shape import Shape
 from arignote.tensor.type import tensor_type
-
-INT = "int"  # a 0-d integer input picks one position; the dimension disappears
-ARRAY = "array"  # an integer array input (advanced indexing)
-MASK = "mask"  # a boolean array input (advanced indexing); covers mask.ndim dimensions
-
-
-class SliceSpec(NamedTuple):
-    """A slice entry of an ``idx_list``: which of start, stop and step are node inputs."""
-
-    start: bool
-    stop: bool
-    step: bool
-
-    def __str__(self) -> str:
-        parts = ["s" if self.start else "", "s" if self.stop else "", "s" if self.step else ""]
-        return ":".join(parts).rstrip(":") or ":"
-
-
-FULL_SLICE = SliceSpec(False, False, False)
-
-#: A value of a shape computation not known when the graph is built.
-UNKNOWN = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN"})()
-
-
-def entry_str(entry: Any) -> str:
-    if entry is None:
-        return "newaxis"
-    if entry is Ellipsis:
-        return "..."
-    return str(entry)
-
-
-def n_entry_inputs(entry: Any) -> int:
-    """How many node inputs an ``idx_list`` entry takes."""
-    if isinstance(entry, SliceSpec):
-        return sum(entry)
-    return 1 if entry in (INT, ARRAY, MASK) else 0
-
-
-def check_idx_list(op_name: str, idx_list: Sequence[Any], allowed: tuple) -> tuple:
-    """``idx_list`` as a tuple, checking that every entry is one of the ``allowed`` kinds."""
-    idx_list = tuple(SliceSpec(*e) if isinstance(e, tuple) else e for e in idx_list)
-    for entry in idx_list:
-        kind = SliceSpec if isinstance(entry, SliceSpec) else entry
-        if kind not in allowed:
-            raise ValueError(f"{op_name} does not accept the index entry {entry!r}")
-    if sum(e is Ellipsis for e in idx_list) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    return idx_list
-
-
-def entry_groups(idx_list: Sequence[Any], inputs: Sequence[Any]) -> Iterator[tuple]:
-    """``(entry, its inputs)`` pairs: the node inputs split among the ``idx_list`` entries.
-
-    A slice's group has one item per field (``None`` for a field that is not given).
-    """
-    position = 0
-    for entry in idx_list:
-        if isinstance(entry, SliceSpec):
-            group = []
-            for given in entry:
-                group.append(inputs[position] if given else None)
-                position += given
-            yield entry, tuple(group)
-        else:
-            count = n_entry_inputs(entry)
-            yield entry, tuple(inputs[position : position + count])
-            position += count
-
-
-def numpy_index(idx_list: Sequence[Any], values: Sequence[Any]) -> tuple:
-    """The NumPy index tuple for ``idx_list`` with input ``values`` (in ``perform``)."""
-    index = []
-    for entry, group in entry_groups(idx_list, values):
-        if isinstance(entry, SliceSpec):
-            index.append(slice(*(None if v is None else int(v) for v in group)))
-        elif entry == INT:
-            index.append(int(group[0]))
-        elif entry in (ARRAY, MASK):
-            index.append(group[0])
-        else:  # None (new axis) and Ellipsis mean the same to NumPy
-            index.append(entry)
-    return tuple(index)
-
-
-# -- index inputs ----------------------------------------------------------------------------
-
-
-def as_index_scalar(op: Any, value: Any) -> Variable:
-    """``value`` as a 0-d integer tensor (an integer index or a slice bound)."""
-    var = as_tensor_variable(value)
-    if var.type.ndim != 0 or var.type.dtype not in integer_dtypes:
-        raise TypeError(
-            f"{op}: integer indices and slice bounds must be 0-d integers, got {var.type}"
-        )
-    return var
-
-
-def check_input_count(op: Any, idx_list: Sequence[Any], index: Sequence[Any]) -> None:
-    expected = sum(n_entry_inputs(e) for e in idx_list)
-    if len(index) != expected:
-        raise TypeError(f"{op} takes {expected} index inputs, got {len(index)}")
-
-
-def static_int(value: Any) -> Any:
-    """The integer value of a constant index input; ``None`` stays ``None``; else UNKNOWN."""
-    if value is None:
-        return None
-    try:
-        return int(get_scalar_constant_value(value))
-    except NotScalarConstantError:
-        return UNKNOWN
-
-
-def int_or_variable(value: Any) -> Any:
-    """A constant index input as a Python int (so shape graphs fold), else the variable."""
-    static = static_int(value)
-    return value if static is UNKNOWN else static
-
-
-def check_static_bound(position: Any, length: Any, axis: int) -> None:
-    """IndexError when a known integer index is out of bounds for a known length."""
-    if position is UNKNOWN or length is None:
-        return
-    if not -length <= position < length:
-        raise IndexError(f"index {position} is out of bounds for axis {axis} with size {length}")
-
-
-# -- slice lengths ---------------------------------------------------------------------------
-# These helpers compute with Python ints when they can and build graphs otherwise, so that
-# one formula gives both static lengths and the symbolic lengths of infer_shape.
-
-
-def _maximum(a: Any, b: Any) -> Any:
-    return max(a, b) if isinstance(a, int) and isinstance(b, int) else tm.maximum(a, b)
-
-
-def _minimum(a: Any, b: Any) -> Any:
-    return min(a, b) if isinstance(a, int) and isinstance(b, int) else tm.minimum(a, b)
-
-
-def _if_negative(v: Any, then: Any, otherwise: Any) -> Any:
-    if isinstance(v, int):
-        return then if v < 0 else otherwise
-    return tm.switch(tm.lt(v, 0), then, otherwise)
-
-
-def _bound(v: Any, n: Any, positive_step: bool) -> Any:
-    """A start/stop clipped as Python clips it: negatives count from the end.
-
-    With a positive step the result lies in [0, n]; with a negative step in [-1, n - 1].
-    """
-    if positive_step:
-        return _if_negative(v, _maximum(v + n, 0), _minimum(v, n))
-    return _if_negative(v, _maximum(v + n, -1), _minimum(v, n - 1))
-
-
-def _length_positive_step(n: Any, start: Any, stop: Any, step: Any) -> Any:
-    start = 0 if start is None else _bound(start, n, True)
-    stop = n if stop is None else _bound(stop, n, True)
-    # ceil((stop - start) / step), and 0 for an empty range
-    return (_maximum(stop - start, 0) + step - 1) // step
-
-
-def _length_negative_step(n: Any, start: Any, stop: Any, step: Any) -> Any:
-    start = n - 1 if start is None else _bound(start, n, False)
-    stop = -1 if stop is None else _bound(stop, n, False)
-    return (_maximum(start - stop, 0) - step - 1) // (-step)
-
-
-def slice_length(n: Any, start: Any, stop: Any, step: Any) -> Any:
-    """``len(range(n)[start:stop:step])`` for ints or 0-d integer variables (None: absent)."""
-    if step is None:
-        step = 1
-    if isinstance(step, int):
-        if step == 0:
-            raise ValueError("slice step cannot be zero")
-        length = _length_positive_step if step > 0 else _length_negative_step
-        return length(n, start, stop, step)
-    # Unknown sign: compute both; the clamped steps keep the unused branch free of x // 0.
-    positive = _length_positive_step(n, start, stop, _maximum(step, 1))
-    negative = _length_negative_step(n, start, stop, _minimum(step, -1))
-    return tm.switch(tm.gt(step, 0), positive, negative)
-
-
-def static_slice_length(n: int | None, start: Any, stop: Any, step: Any) -> int | None:
-    """The static length of a slice of a dimension of static length ``n`` (None: unknown).
-
-    ``start``, ``stop``, ``step`` are ints, None (absent) or UNKNOWN (symbolic).
-    """
-    if step == 0:
-        raise ValueError("slice step cannot be zero")
-    if UNKNOWN in (start, stop, step):
-        return None
-    if start is None and stop is None and step in (None, 1, -1):
-        return n
-    if n is None:
-        return None
-    return len(range(*slice(start, stop, step).indices(n)))
-
-
-# -- y values of set/inc -------------------------------------------------------------------
-
-
-def check_value_fits(op: Any, x: Variable, y: Variable, target: tuple) -> None:
-    """Build-time checks that ``y`` may be written into ``x[index]`` of static shape ``target``.
-
-    ``y`` must have ``x``'s dtype (``set_subtensor``/``inc_subtensor`` cast it), at most as many
-    dimensions as the target, and lengths that match it or are statically 1.
-    """
-    if y.type.dtype != x.type.dtype:
-        raise TypeError(f"{op}: y has dtype {y.type.dtype}, x has {x.type.dtype}; cast y first")
-    if y.type.ndim > len(target):
-        raise ValueError(
-            f"{op}: cannot write a {y.type.ndim}-d value into a {len(target)}-d subtensor"
-        )
-    for y_len, t_len in zip(y.type.shape[::-1], target[::-1]):
-        if None not in (y_len, t_len) and y_len not in (1, t_len):
-            raise ValueError(
-                f"{op}: y of shape {y.type.shape} does not broadcast to the subtensor's shape "
-                f"{target}"
-            )
-
-
-def check_runtime_value(
-    op: Any, y_var: Variable, y: np.ndarray, target: tuple, what: str = "y"
-) -> None:
-    """Run-time check of ``y`` against the target shape (broadcast only where the type says).
-
-    As for ``Elemwise``, a dimension of ``y`` broadcasts only if its static length is 1, so
-    that the gradient with respect to ``y`` knows which dimensions to sum over.
-    """
-    offset = len(target) - y.ndim
-    for d, (size, static) in enumerate(zip(y.shape, y_var.type.shape)):
-        want = target[offset + d]
-        if size == want or (size == 1 and static == 1):
-            continue
-        if size == 1:
-            raise ValueError(
-                f"{op}: runtime broadcasting is not allowed: {what} has length 1 in dimension "
-                f"{d} where the result has {want}, but its type ({y_var.type}) does not declare "
-                "that dimension broadcastable"
-            )
-        raise ValueError(f"{op}: {what} of shape {y.shape} does not broadcast to shape {target}")
-
-
-def sum_to_type(g: Variable, var: Variable) -> Variable:
-    """``g`` summed over the dimensions along which ``var`` was broadcast to ``g``'s shape."""
-    extra = g.type.ndim - var.type.ndim
-    if extra:
-        g = g.sum(axis=tuple(range(extra)))
-    axes = [d for d, s in enumerate(var.type.shape) if s == 1 and g.type.shape[d] != 1]
-    if axes:
-        g = g.sum(axis=axes, keepdims=True)
-    return g
-
-
-def zero_cotangent(gz: Variable) -> Variable:
-    """A 0-d zero of ``gz``'s dtype, written into the positions an overwrite cut off."""
-    return constant(0, dtype=gz.type.dtype)
-
 
 # -- Subtensor -----------------------------------------------------------------------------
 
@@ -481,4 +250,266 @@ class IncSubtensor(Op):
         return f"{name}{{{entries}}}" + (f"{{{flags}}}" if flags else "")
 
 
-__all__ = ["IncSubtensor", "SliceSpec", "Subtensor"]
+_NOT_AN_INDEX = (
+    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+    "boolean arrays are valid indices"
+)
+
+
+# -- reading a Python index ------------------------------------------------------------------
+
+
+def _int64_scalar(var: Variable) -> Variable:
+    return var if var.type.dtype == "int64" else tm.cast(var, "int64")
+
+
+def _slice_bound(value: Any) -> Variable:
+    if isinstance(value, (Variable, Apply)):
+        var = as_tensor_variable(value)
+        if var.type.ndim != 0 or var.type.dtype not in integer_dtypes:
+            raise TypeError(
+                f"slice indices must be integers or None or have an __index__ method, got "
+                f"{var.type}"
+            )
+        return _int64_scalar(var)
+    try:
+        return constant(np.int64(operator.index(value)))
+    except TypeError as err:
+        raise TypeError(
+            f"slice indices must be integers or None or have an __index__ method, got {value!r}"
+        ) from err
+
+
+def _slice_entry(item: slice) -> tuple:
+    bounds = (item.start, item.stop, item.step)
+    inputs = [_slice_bound(b) for b in bounds if b is not None]
+    if item.step is not None and static_int(inputs[-1]) == 0:
+        raise ValueError("slice step cannot be zero")
+    return SliceSpec(*(b is not None for b in bounds)), inputs
+
+
+def _index_variable(item: Any) -> Variable:
+    if isinstance(item, (Variable, Apply)):
+        return as_tensor_variable(item)
+    if isinstance(item, (list, tuple)) and any(isinstance(i, (Variable, Apply)) for i in item):
+        return as_tensor_variable(item)
+    data = np.asarray(item)
+    if data.size == 0 and data.dtype.kind == "f":
+        data = data.astype(np.int64)  # [] selects nothing, as an integer index
+    if data.dtype.kind not in "biu":
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    return constant(data)
+
+
+def _array_entry(item: Any) -> tuple:
+    var = _index_variable(item)
+    if var.type.dtype == "bool":
+        return MASK, [var]
+    if var.type.dtype not in integer_dtypes:
+        raise IndexError(
+            f"arrays used as indices must be of integer (or boolean) type, got {var.type}"
+        )
+    if var.type.ndim == 0:  # a 0-d integer array indexes like an integer
+        return INT, [_int64_scalar(var)]
+    return ARRAY, [var]
+
+
+def _entry(item: Any) -> tuple:
+    """``(idx_list entry, its inputs)`` for one item of a Python index."""
+    if item is None or item is Ellipsis:
+        return item, []
+    if isinstance(item, slice):
+        return _slice_entry(item)
+    if isinstance(item, (bool, np.bool_)):
+        return MASK, [constant(np.bool_(item))]
+    if isinstance(item, (Variable, Apply, list, tuple, np.ndarray, np.generic)):
+        return _array_entry(item)
+    try:
+        return INT, [constant(np.int64(operator.index(item)))]
+    except TypeError as err:
+        raise IndexError(f"{_NOT_AN_INDEX}, got {item!r}") from err
+
+
+def _reads(entry: Any, inputs: list) -> int:
+    if entry is None or entry is Ellipsis:
+        return 0
+    return inputs[0].type.ndim if entry == MASK else 1
+
+
+def _mask_as_arrays(x: Variable, entries: list) -> list:
+    """Constant boolean masks as integer arrays (their ``nonzero``), which gives static shapes.
+
+    Only masks whose dimensions are statically known to match ``x``'s are converted, so that a
+    mismatch still raises NumPy's IndexError.
+    """
+    reads = [_reads(e, inputs) for e, inputs in entries]
+    rest = x.type.ndim - sum(reads)
+    converted, start = [], 0
+    for (entry, inputs), count in zip(entries, reads):
+        count = rest if entry is Ellipsis else count
+        dims = x.type.shape[start : start + count]
+        start += count
+        mask = inputs[0] if entry == MASK else None
+        if isinstance(mask, Constant) and mask.type.ndim and tuple(dims) == mask.data.shape:
+            converted.extend((ARRAY, [constant(i)]) for i in np.nonzero(mask.data))
+        else:
+            converted.append((entry, inputs))
+    return converted
+
+
+def _strip_trailing(entries: list) -> list:
+    """Drop a trailing ellipsis and trailing full slices: they change nothing.
+
+    NOTE: full slices after an ellipsis stay, or the ellipsis would cover other dimensions.
+    """
+    while entries:
+        last = entries[-1][0]
+        has_ellipsis = any(e is Ellipsis for e, _ in entries)
+        if not (last is Ellipsis or (last == FULL_SLICE and not has_ellipsis)):
+            break
+        entries = entries[:-1]
+    return entries
+
+
+def _expand_ellipsis(x: Variable, entries: list) -> list:
+    reads = sum(_reads(e, inputs) for e, inputs in entries)
+    expanded = []
+    for entry, inputs in entries:
+        if entry is Ellipsis:
+            expanded.extend((FULL_SLICE, []) for _ in range(max(x.type.ndim - reads, 0)))
+        else:
+            expanded.append((entry, inputs))
+    return expanded
+
+
+def _apply(op_class: type, x: Variable, entries: list) -> Variable:
+    idx_list = tuple(e for e, _ in entries)
+    inputs = [i for _, group in entries for i in group]
+    return op_class(idx_list)(x, *inputs)
+
+
+def getitem(x: Any, index: Any) -> Variable:
+    """``x[index]`` with NumPy's semantics (what ``TensorVariable.__getitem__`` calls).
+
+    Statically known errors (too many indices, an integer or a constant array out of bounds for
+    a known length, a mask of the wrong shape, arrays that cannot broadcast) raise IndexError
+    here; the others raise IndexError when the function runs, naming the node.
+    """
+    x = as_tensor_variable(x)
+    items = index if isinstance(index, tuple) else (index,)
+    entries = [_entry(item) for item in items]
+    if sum(e is Ellipsis for e, _ in entries) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    indexed = sum(_reads(e, inputs) for e, inputs in entries)
+    if indexed > x.type.ndim:  # checked before trailing full slices are dropped
+        raise IndexError(
+            f"too many indices for array: array is {x.type.ndim}-dimensional, but {indexed} "
+            "were indexed"
+        )
+    entries = _mask_as_arrays(x, entries)
+    if not any(is_advanced_entry(e) and e != INT for e, _ in entries):
+        return _apply(Subtensor, x, _strip_trailing(_expand_ellipsis(x, entries)))
+    entries = _strip_trailing(entries)
+    if len(entries) == 1 and entries[0][0] == ARRAY and entries[0][1][0].type.ndim == 1:
+        return AdvancedSubtensor1()(x, entries[0][1][0])
+    return _apply(AdvancedSubtensor, x, entries)
+
+
+def _vector_element(v: Variable, i: int) -> Variable:
+    return getitem(v, i)
+
+
+# MakeVector.grad and Reshape.infer_shape read single entries of vectors through this hook.
+register_vector_element(_vector_element)
+
+
+# -- writing into a subtensor --------------------------------------------------------------
+
+
+def _value_for(x: Variable, y: Any, overwrite: bool, name: str) -> Variable:
+    """``y`` in ``x``'s dtype: any cast for a write (as NumPy's assignment), same-kind for inc."""
+    if is_python_scalar(y):
+        y = constant(y, dtype=weak_scalar_dtype([x.type.dtype], y))
+    y = as_tensor_variable(y)
+    if y.type.dtype == x.type.dtype:
+        return y
+    if not overwrite and not np.can_cast(y.type.dtype, x.type.dtype, "same_kind"):
+        raise TypeError(
+            f"{name}: cannot add {y.type.dtype} values into a {x.type.dtype} tensor (NumPy's "
+            "same_kind casting rule); cast y explicitly"
+        )
+    return tm.cast(y, x.type.dtype)
+
+
+def inc_subtensor(
+    x: Any,
+    y: Any,
+    inplace: bool = False,
+    set_instead_of_inc: bool = False,
+    tolerate_inplace_aliasing: bool = False,
+    ignore_duplicates: bool = False,
+) -> Variable:
+    """The tensor indexed by ``x = t[index]`` with ``y`` added at ``index``: ``t[index] += y``.
+
+    Parameters
+    ----------
+    x
+        The result of indexing a tensor ``t`` (``t[1:, idx]``); the return value is a new ``t``.
+    y
+        The values to add; they broadcast to the shape of ``x`` (only along dimensions whose
+        static length is 1 or that ``y`` lacks) and are cast to ``t``'s dtype (NumPy's
+        same-kind rule for an increment, any cast for a write).
+    inplace
+        Overwrite ``t`` (normally left to the in-place rewrite).
+    set_instead_of_inc
+        Write ``y`` instead of adding it (:func:`set_subtensor`).
+    tolerate_inplace_aliasing
+        Accepted for compatibility; aliasing is checked by the compiler.
+    ignore_duplicates
+        With integer arrays that repeat a position, NumPy's ``t[index] += y`` (one of the values
+        is added) instead of accumulating every value as ``np.add.at`` does.
+
+    Returns
+    -------
+    TensorVariable
+        The updated copy of ``t``.
+    """
+    name = "set_subtensor" if set_instead_of_inc else "inc_subtensor"
+    x = as_tensor_variable(x)
+    owner = x.owner
+    if owner is None or not isinstance(
+        owner.op, (Subtensor, AdvancedSubtensor1, AdvancedSubtensor)
+    ):
+        raise TypeError(f"{name} expects the result of indexing a tensor (t[index]), got {x}")
+    base, *index = owner.inputs
+    y = _value_for(base, y, set_instead_of_inc, name)
+    if isinstance(owner.op, Subtensor):
+        return IncSubtensor(owner.op.idx_list, inplace, set_instead_of_inc)(base, y, *index)
+    if isinstance(owner.op, AdvancedSubtensor1):
+        op = AdvancedIncSubtensor1(inplace, set_instead_of_inc, ignore_duplicates)
+        return op(base, y, *index)
+    op = AdvancedIncSubtensor(owner.op.idx_list, inplace, set_instead_of_inc, ignore_duplicates)
+    return op(base, y, *index)
+
+
+def set_subtensor(x: Any, y: Any, inplace: bool = False, tolerate_inplace_aliasing=False):
+    """The tensor indexed by ``x = t[index]`` with ``y`` written at ``index``: ``t[index] = y``.
+
+    ``y`` broadcasts to the shape of ``x`` and is cast to ``t``'s dtype. Where an integer array
+    repeats a position, the last write wins, as in NumPy. See :func:`inc_subtensor`.
+    """
+    return inc_subtensor(x, y, inplace, set_instead_of_inc=True)
+
+
+__all__ = [
+    "AdvancedIncSubtensor",
+    "AdvancedIncSubtensor1",
+    "AdvancedSubtensor",
+    "AdvancedSubtensor1",
+    "IncSubtensor",
+    "SliceSpec",
+    "Subtensor",
+    "getitem",
+    "inc_subtensor",
+    "set_subtensor",
+]

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import arignote.tensor.indexing as tidx
 import arignote.tensor.indexing_ops as tio
 import arignote.tensor.math as tm
 import arignote.tensor.products as tp
 import arignote.tensor.reduction as tred
 import arignote.tensor.sort as tsort
+import arignote.tensor.subtensor as tsub
 from arignote.graph.basic import Constant, Variable
 from arignote.tensor.basic import constant
 from arignote.tensor.elemwise import DimShuffle
@@ -206,7 +206,7 @@ class _TensorOperators:
     # -- indexing (subtensor.py, sort.py) ---------------------------------------------------
 
     def __getitem__(self, index: Any) -> Variable:
-        return tidx.getitem(self, index)
+        return tsub.getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         raise TypeError(
@@ -216,11 +216,11 @@ class _TensorOperators:
 
     def set(self, y: Any, **kwargs: Any) -> Variable:
         """``set_subtensor(self, y)``: for ``x[index].set(y)``."""
-        return tidx.set_subtensor(self, y, **kwargs)
+        return tsub.set_subtensor(self, y, **kwargs)
 
     def inc(self, y: Any, **kwargs: Any) -> Variable:
         """``inc_subtensor(self, y)``: for ``x[index].inc(y)``."""
-        return tidx.inc_subtensor(self, y, **kwargs)
+        return tsub.inc_subtensor(self, y, **kwargs)
 
     def nonzero(self) -> tuple:
         return tio.nonzero(self)

@@ -11,7 +11,7 @@ import arignote
 import arignote.tensor as pt
 from arignote.compile.mode import Mode
 from arignote.tensor.advanced_subtensor import WriteWinners
-from arignote.tensor.subtensor import ARRAY, FULL_SLICE, MASK
+from arignote.tensor.index_spec import ARRAY, FULL_SLICE, MASK
 from arignote.testing import verify_grad
 
 NO_REWRITES = Mode(linker="vm", optimizer=None)
