@@ -4,7 +4,7 @@
 takes any mix of integers, slices, new axes, an ellipsis, integer arrays and boolean masks, with
 NumPy's rules for where the broadcast dimensions of the advanced indices go. Their set/inc
 counterparts accumulate repeated positions like ``np.add.at`` (inc) or keep the last write, as
-NumPy does (set). Index structure and values are split as described in ``subtensor``.
+NumPy does (set). Index structure and values are split as described in ``index_spec``.
 """
 
 from __future__ import annotations
