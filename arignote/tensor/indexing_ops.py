@@ -13,11 +13,11 @@ from arignote.scalar.basic import grad_dtype, integer_dtypes, upcast
 from arignote.tensor import math as tm
 from arignote.tensor.advanced_subtensor import broadcast_lengths
 from arignote.tensor.basic import as_tensor_variable
-from arignote.tensor.elemwise import broadcast_static_shape
+from arignote.tensor.elemwise import DimShuffle, broadcast_static_shape
 from arignote.tensor.index_spec import check_runtime_value, sum_to_type
 from arignote.tensor.reduction import sum as tensor_sum
-from arignote.tensor.reshape import flatten
-from arignote.tensor.shape import shape_i, shape_padleft
+from arignote.tensor.reshape import reshape
+from arignote.tensor.shape import shape, shape_i, shape_padleft
 from arignote.tensor.subtensor import getitem
 from arignote.tensor.type import tensor_type
 
@@ -27,6 +27,29 @@ def normalize_axis(axis: Any, ndim: int, name: str) -> int:
     if not -ndim <= int(axis) < max(ndim, 1) or ndim == 0:
         raise ValueError(f"{name}: axis {axis} is out of bounds for a {ndim}-d tensor")
     return int(axis) % ndim
+
+
+def ravel_vector(a: Variable) -> Variable:
+    """``a`` flattened to a vector (C order).
+
+    NOTE: it goes through a (n, 1) reshape and drops the length-1 dimension, because
+    ``Reshape.infer_shape`` on main fails for a 1-d target (a one-term ``mul``). The shapes
+    branch fixes that; then this can become ``flatten(a, 1)``.
+    """
+    if a.type.ndim == 1:
+        return a
+    column = reshape(a, [-1, 1], ndim=2)
+    return DimShuffle(2, (0,))(column)
+
+
+def unravel_like(v: Variable, x: Variable) -> Variable:
+    """The vector ``v`` reshaped to the shape of ``x`` (the inverse of :func:`ravel_vector`).
+
+    NOTE: reshapes a (n, 1) column for the same reason as :func:`ravel_vector`.
+    """
+    if x.type.ndim == 1:
+        return v
+    return reshape(DimShuffle(1, (0, "x"))(v), shape(x), ndim=x.type.ndim)
 
 
 def _check_integer(name: str, var: Variable, what: str) -> None:
@@ -46,7 +69,7 @@ def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> 
     """
     a = as_tensor_variable(a)
     if axis is None:
-        a, axis = flatten(a, 1), 0
+        a, axis = ravel_vector(a), 0
     axis = normalize_axis(axis, a.type.ndim, "take")
     indices = as_tensor_variable(indices)
     _check_integer("take", indices, "indices")
@@ -200,7 +223,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Variable:
     if axis is None:
         if indices.type.ndim != 1:
             raise ValueError("take_along_axis: with axis=None, indices must be a vector")
-        arr, axis = flatten(arr, 1), 0
+        arr, axis = ravel_vector(arr), 0
     axis = normalize_axis(axis, arr.type.ndim, "take_along_axis")
     return TakeAlongAxis(axis)(arr, indices)
 

@@ -12,9 +12,14 @@ from arignote.graph.op import Op
 from arignote.scalar.basic import grad_dtype, integer_dtypes
 from arignote.tensor import math as tm
 from arignote.tensor.basic import as_tensor_variable
-from arignote.tensor.indexing_ops import AddAlongAxis, TakeAlongAxis, normalize_axis, take
-from arignote.tensor.reshape import flatten, reshape
-from arignote.tensor.shape import shape
+from arignote.tensor.indexing_ops import (
+    AddAlongAxis,
+    TakeAlongAxis,
+    normalize_axis,
+    ravel_vector,
+    take,
+    unravel_like,
+)
 from arignote.tensor.subtensor import getitem, inc_subtensor
 from arignote.tensor.type import tensor_type
 
@@ -104,7 +109,7 @@ class Argsort(_AlongAxisOp):
 def _flatten_for_axis(a: Any, axis: int | None, name: str) -> tuple[Variable, int]:
     a = as_tensor_variable(a)
     if axis is None:
-        return flatten(a, 1), 0
+        return ravel_vector(a), 0
     return a, normalize_axis(axis, a.type.ndim, name)
 
 
@@ -315,11 +320,9 @@ class Unique(Op):
         # are distinct, which is where the derivative exists)
         first = self._first_index(x)
         if self.axis is None:
-            flat = flatten(x, 1)
+            flat = ravel_vector(x)
             scattered = inc_subtensor(getitem(tm.zeros_like(flat, dtype=gz.type.dtype), first), gz)
-            if x.type.ndim == 1:
-                return [scattered]
-            return [reshape(scattered, shape(x), ndim=x.type.ndim)]
+            return [unravel_like(scattered, x)]
         index = (slice(None),) * self.axis + (first,)
         return [inc_subtensor(getitem(tm.zeros_like(x, dtype=gz.type.dtype), index), gz)]
 
