@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -135,4 +138,30 @@ def test_choose_errors_and_tensor_choices(rng):
     constant_choices = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     np.testing.assert_array_equal(
         _run([a], pt.choose(a, constant_choices), np.array([0, 1, 0])), [1.0, 5.0, 3.0]
+    )
+
+
+@pytest.mark.parametrize(
+    "op",
+    [pt.AddAlongAxis(1), pt.BincountLength(3), pt.TakeAlongAxis(0), pt.Choose("clip")],
+    ids=str,
+)
+def test_helper_ops_props_contract(op):
+    twin = pickle.loads(pickle.dumps(op))
+    assert twin == op and hash(twin) == hash(op)
+    assert copy.copy(op) == op
+
+
+def test_AddAlongAxis_accumulates_and_checks_values(rng):
+    arr, values = pt.matrix("arr"), pt.matrix("values")
+    indices = np.array([[0, 0], [2, 1]])
+    out = pt.AddAlongAxis(1)(arr, pt.constant(indices), values)
+    got = _run([arr, values], out, np.zeros((2, 3)), np.ones((2, 2)))
+    np.testing.assert_array_equal(got, [[2, 0, 0], [0, 1, 1]])
+    with pytest.raises(TypeError, match="cannot be added"):
+        pt.AddAlongAxis(1)(arr, pt.constant(indices), pt.fmatrix())
+    verify_grad(
+        lambda a, v: pt.AddAlongAxis(1)(a, pt.constant(indices), v) ** 2,
+        [rng.normal(size=(2, 3)), rng.normal(size=(2, 2))],
+        rng=rng,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -103,3 +105,11 @@ def test_unique_grad_goes_to_first_occurrences():
 def test_unique_errors():
     with pytest.raises(ValueError, match="out of bounds"):
         pt.unique(pt.matrix(), axis=2)
+
+
+def test_UniqueCount_props_and_value():
+    op = pt.UniqueCount(axis=0, equal_nan=False)
+    assert pickle.loads(pickle.dumps(op)) == op
+    x = pt.matrix("x")
+    value = np.array([[1.0, 2.0], [1.0, 2.0], [0.0, 2.0]])
+    assert _run([x], op(x), value) == 2
