@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from arignote.graph.grad_types import disconnected
+from arignote.graph.grad_types import disconnected, grad_not_implemented
 from arignote.scalar.basic import (
     BinaryScalarOp,
     ScalarOp,
@@ -15,11 +15,15 @@ from arignote.scalar.basic import (
     UnaryScalarOp,
     as_scalar,
     bool_out,
+    conj_if_complex,
     get_scalar_type,
     grad_dtype,
+    is_complex,
     is_discrete,
+    probed_output_types,
     zero_grad_for,
 )
+from arignote.scalar.rounding import floor
 
 
 def _grad_or_zero(x, term):
@@ -55,8 +59,8 @@ class Mul(ScalarOp):
         grads = []
         for i, x in enumerate(inputs):
             others = [y for j, y in enumerate(inputs) if j != i]
-            # d(prod)/dx_i = product of the other factors
-            term = gz * (mul(*others) if len(others) > 1 else others[0])
+            # d(prod)/dx_i = product of the other factors (conjugated for complex inputs)
+            term = gz * conj_if_complex(mul(*others) if len(others) > 1 else others[0])
             grads.append(_grad_or_zero(x, term))
         return grads
 
@@ -76,8 +80,10 @@ class TrueDiv(BinaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x, y), (z,), (gz,) = inputs, outputs, output_grads
-        # z = x / y: dz/dx = 1/y, dz/dy = -x/y^2 = -z/y
-        return [_grad_or_zero(x, gz / y), _grad_or_zero(y, neg(gz) * z / y)]
+        # z = x / y: dz/dx = 1/y, dz/dy = -x/y^2 = -z/y  (conjugated for complex inputs)
+        gx = gz / conj_if_complex(y)
+        gy = neg(gz) * conj_if_complex(z / y)
+        return [_grad_or_zero(x, gx), _grad_or_zero(y, gy)]
 
 
 class IntDiv(BinaryScalarOp):
@@ -122,14 +128,11 @@ class Sign(UnaryScalarOp):
     nfunc = np.sign
 
     def L_op(self, inputs, outputs, output_grads):
-        return _zero_grads(inputs)  # piecewise constant
-
-
-class Floor(UnaryScalarOp):
-    nfunc = np.floor
-
-    def L_op(self, inputs, outputs, output_grads):
-        return _zero_grads(inputs)
+        (x,) = inputs
+        if is_complex(x):
+            # sign(z) = z / |z| is smooth away from 0 but not holomorphic
+            return [grad_not_implemented(self, 0, x, "sign of a complex number")]
+        return _zero_grads(inputs)  # piecewise constant on real numbers
 
 
 class Maximum(BinaryScalarOp):
@@ -155,6 +158,33 @@ class Minimum(BinaryScalarOp):
             return _zero_grads(inputs)
         x_wins = le(x, y)
         return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
+
+
+class Clip(ScalarOp):
+    """``clip(x, lo, hi)`` = ``minimum(maximum(x, lo), hi)``, as ``np.clip``."""
+
+    nin = 3
+
+    def output_types(self, types):
+        return probed_output_types(self, types)
+
+    def elementwise(self, x, lo, hi):
+        return np.clip(x, lo, hi)
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, lo, hi), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        # The output is exactly one of x, lo, hi at each point; that input gets the gradient.
+        # hi wins when max(x, lo) > hi (also when lo > hi, as in np.clip); lo wins when x < lo.
+        takes_hi = gt(maximum(x, lo), hi)
+        below = lt(x, lo)
+        takes_lo = and_(invert(takes_hi), below)
+        return [
+            _grad_or_zero(x, switch(or_(takes_hi, below), 0, gz)),
+            _grad_or_zero(lo, switch(takes_lo, gz, 0)),
+            _grad_or_zero(hi, switch(takes_hi, gz, 0)),
+        ]
 
 
 class Comparison(BinaryScalarOp):
@@ -221,6 +251,16 @@ class XOR(BitwiseOp):
 class Invert(BitwiseOp):
     nfunc = np.invert
     nin = 1
+
+
+class LeftShift(BitwiseOp):
+    nfunc = np.left_shift
+    nin = 2
+
+
+class RightShift(BitwiseOp):
+    nfunc = np.right_shift
+    nin = 2
 
 
 class Switch(ScalarOp):
@@ -328,9 +368,9 @@ mod = Mod(name="mod")
 neg = Neg(name="neg")
 abs = Abs(name="abs")
 sign = Sign(name="sign")
-floor = Floor(name="floor")
 maximum = Maximum(name="maximum")
 minimum = Minimum(name="minimum")
+clip = Clip(name="clip")
 lt = LT(name="lt")
 gt = GT(name="gt")
 le = LE(name="le")
@@ -341,6 +381,8 @@ and_ = AND(name="and_")
 or_ = OR(name="or_")
 xor = XOR(name="xor")
 invert = Invert(name="invert")
+left_shift = LeftShift(name="left_shift")
+right_shift = RightShift(name="right_shift")
 switch = Switch(name="switch")
 identity = Identity(name="identity")
 second = Second(name="second")

@@ -9,8 +9,9 @@ tensors. Output dtypes follow NumPy: by default they are what ``nfunc.resolve_dt
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections.abc import Callable, Sequence
-from functools import cache, reduce
+from functools import cache, lru_cache, reduce
 from typing import Any
 
 import numpy as np
@@ -293,6 +294,30 @@ def resolve_ufunc_types(op: Any, nfunc: Any, types: Sequence[ScalarType], nout: 
     return [get_scalar_type(dt.name) for dt in resolved[len(dtypes) :]]
 
 
+def probed_output_types(op: ScalarOp, types: Sequence[ScalarType]) -> list[ScalarType]:
+    """Output types of ``op`` found by running ``op.elementwise`` on one-element arrays.
+
+    For ops computed by a NumPy/SciPy function that is not a ufunc (``np.round``, ``np.angle``,
+    ``scipy.special.polygamma``...), the function itself is the authority on dtypes: asking it
+    is the only way to match it exactly. The answer is cached per op and input dtypes.
+    """
+    return [get_scalar_type(dt) for dt in _probe_dtypes(op, tuple(t.dtype for t in types))]
+
+
+@lru_cache(maxsize=4096)
+def _probe_dtypes(op: ScalarOp, dtypes: tuple[str, ...]) -> tuple[str, ...]:
+    arrays = [np.ones(1, dtype=dt) for dt in dtypes]
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results = op.elementwise(*arrays)
+    except (TypeError, ValueError) as err:
+        names = ", ".join(dtypes)
+        raise TypeError(f"{op} is not defined for inputs of dtype ({names}): {err}") from err
+    results = (results,) if op.nout == 1 else tuple(results)
+    return tuple(np.asarray(r).dtype.name for r in results)
+
+
 class UnaryScalarOp(ScalarOp):
     nin = 1
 
@@ -319,6 +344,33 @@ def zero_grad_for(var: Variable) -> Variable:
     return constant(0, grad_dtype(var))
 
 
+class Conj(UnaryScalarOp):
+    """Complex conjugate (``np.conjugate``); the identity on real numbers."""
+
+    nfunc = np.conjugate
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return [zero_grad_for(x)]
+        # conj(a + ib) = a - ib: the cotangent of b changes sign
+        return [conj_if_complex(gz)]
+
+
+conj = Conj(name="conj")
+
+
+def conj_if_complex(var: Variable) -> Variable:
+    """``conj(var)`` for complex variables, ``var`` itself otherwise (no node on real graphs).
+
+    Gradients with respect to a complex ``z`` are ``dC/dRe(z) + i dC/dIm(z)`` for a real cost
+    C. With that convention the chain rule through a holomorphic f is ``gz = gy * conj(f'(z))``.
+    """
+    if isinstance(var, Variable) and is_complex(var):
+        return conj(var)
+    return var  # real variables, and plain Python numbers (constant derivatives)
+
+
 class FloatUnaryOp(UnaryScalarOp):
     """A smooth unary function f; subclasses give the derivative f'(x) in ``derivative``."""
 
@@ -329,5 +381,5 @@ class FloatUnaryOp(UnaryScalarOp):
         (x,), (y,), (gy,) = inputs, outputs, output_grads
         if is_discrete(y):
             return [zero_grad_for(x)]
-        # chain rule: dC/dx = dC/dy * f'(x)
-        return [gy * self.derivative(x, y)]
+        # chain rule: dC/dx = dC/dy * f'(x)  (conjugated for complex x, see conj_if_complex)
+        return [gy * conj_if_complex(self.derivative(x, y))]

@@ -26,6 +26,7 @@ from arignote.tensor.reduction import *
 from arignote.tensor.reshape import *
 from arignote.tensor.shape import *
 from arignote.tensor.sharedvar import TensorSharedVariable
+from arignote.tensor.special import *
 from arignote.tensor.type import TensorType, tensor
 from arignote.tensor.variable import TensorConstant, TensorVariable
 
