@@ -268,6 +268,7 @@ class Switch(ScalarOp):
 
     nin = 3
     nfunc = staticmethod(np.where)
+    typing_positions = (1, 2)  # the condition does not take part in dtype promotion
 
     def output_types(self, types):
         _cond, a, b = types  # any condition dtype works: it is compared with zero

@@ -166,15 +166,22 @@ def as_scalar(x: Any, name: str | None = None) -> Variable:
     return constant(x, name=name)
 
 
-def convert_weak_scalars(inputs: Sequence[Any], make_constant: Callable[[Any, str], Any]) -> list:
+def convert_weak_scalars(
+    inputs: Sequence[Any],
+    make_constant: Callable[[Any, str], Any],
+    typing_positions: Sequence[int] | None = None,
+) -> list:
     """Replace the Python-number entries of ``inputs`` by constants typed as NumPy 2 would.
 
     ``make_constant(value, dtype)`` builds the constant (scalar or tensor, per caller).
+    ``typing_positions`` lists the inputs whose dtypes take part in the promotion (None: all);
+    ``np.where(cond, x, 0.5)``, for one, types ``0.5`` from ``x`` alone.
     """
     if not any(is_python_scalar(i) for i in inputs):
         return list(inputs)
-    strong = [i.type.dtype for i in inputs if isinstance(i, Variable) and hasattr(i.type, "dtype")]
-    strong += [np.asarray(i).dtype.name for i in inputs if isinstance(i, (np.ndarray, np.generic))]
+    typing = [i for k, i in enumerate(inputs) if typing_positions is None or k in typing_positions]
+    strong = [i.type.dtype for i in typing if isinstance(i, Variable) and hasattr(i.type, "dtype")]
+    strong += [np.asarray(i).dtype.name for i in typing if isinstance(i, (np.ndarray, np.generic))]
     converted = []
     for i in inputs:
         if is_python_scalar(i):
@@ -225,6 +232,8 @@ class ScalarOp(Op):
     associative: bool = False
     #: For associative ops: the identity element (x op identity == x).
     identity: Any = None
+    #: Inputs whose dtypes type the Python-number operands (NEP 50); None: all of them.
+    typing_positions: tuple[int, ...] | None = None
 
     __props__ = ("output_types_preference",)
 
@@ -243,7 +252,7 @@ class ScalarOp(Op):
     def make_node(self, *inputs: Any) -> Apply:
         if self.nin >= 0 and len(inputs) != self.nin:
             raise TypeError(f"{self} takes {self.nin} inputs, got {len(inputs)}")
-        inputs = convert_weak_scalars(inputs, lambda v, dt: constant(v, dt))
+        inputs = convert_weak_scalars(inputs, lambda v, dt: constant(v, dt), self.typing_positions)
         inputs = [as_scalar(i) for i in inputs]
         out_types = self.output_types([i.type for i in inputs])
         return Apply(self, inputs, [t() for t in out_types])
