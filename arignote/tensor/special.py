@@ -55,7 +55,8 @@ def _shifted(x: np.ndarray, axes: tuple[int, ...], dtype: str) -> np.ndarray:
     x = np.asarray(x, dtype=dtype)
     if x.size == 0:
         return x
-    return x - np.max(x, axis=axes, keepdims=True)
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, as in SciPy
+        return x - np.max(x, axis=axes, keepdims=True)
 
 
 class AxisOp(Op):
