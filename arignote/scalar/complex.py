@@ -28,7 +28,9 @@ class Real(UnaryScalarOp):
         return probed_output_types(self, types)
 
     def elementwise(self, x):
-        return np.real(x)
+        # np.real returns its (real) argument itself, or a strided view of a complex one: the
+        # output must own its memory (Elemwise declares no view).
+        return np.array(np.real(x), copy=True)
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (gz,) = inputs, output_grads
@@ -46,7 +48,7 @@ class Imag(UnaryScalarOp):
         return probed_output_types(self, types)
 
     def elementwise(self, x):
-        return np.imag(x)
+        return np.array(np.imag(x), copy=True)  # a view of x for complex x
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (gz,) = inputs, output_grads

@@ -486,3 +486,17 @@ def test_complex_dtypes_of_gradients():
     z = pt.zvector("z")
     g = grad(pt.abs(pt.exp(z)).sum(), z)
     assert g.type.dtype == "complex128"
+
+
+@pytest.mark.parametrize("fn", [pt.real, pt.imag, pt.conj, pt.round, pt.floor, pt.clip])
+@pytest.mark.parametrize("dtype", ["float64", "int32", "complex128"])
+def test_outputs_own_their_memory(fn, dtype):
+    if fn is pt.clip and dtype == "complex128":
+        pytest.skip("np.clip orders complex numbers lexicographically; not a concern here")
+    if fn in (pt.round, pt.floor) and dtype == "complex128":
+        pytest.skip("not defined for complex numbers")
+    x = pt.vector(dtype=dtype)
+    out = fn(x, 0, 1) if fn is pt.clip else fn(x)
+    value = np.ones(3, dtype=dtype)
+    result = arignote.function([x], out)(value)
+    assert not np.shares_memory(result, value)
