@@ -23,7 +23,8 @@ from arignote.scalar.basic import (
     probed_output_types,
     zero_grad_for,
 )
-from arignote.scalar.rounding import floor
+from arignote.scalar.logical import signbit
+from arignote.scalar.rounding import floor, trunc
 
 
 def _grad_or_zero(x, term):
@@ -187,6 +188,59 @@ class Clip(ScalarOp):
         ]
 
 
+class Fmax(Maximum):
+    """The larger of x and y, ignoring NaN unless both are NaN (``np.fmax``)."""
+
+    nfunc = np.fmax
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        x_wins = or_(ge(x, y), neq(y, y))  # y != y: y is NaN
+        return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
+
+
+class Fmin(Minimum):
+    """The smaller of x and y, ignoring NaN unless both are NaN (``np.fmin``)."""
+
+    nfunc = np.fmin
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        x_wins = or_(le(x, y), neq(y, y))
+        return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
+
+
+class Fmod(BinaryScalarOp):
+    """The remainder of C's division, with the sign of x (``np.fmod``; ``mod`` follows y)."""
+
+    nfunc = np.fmod
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        # fmod(x, y) = x - y * trunc(x / y): d/dx = 1, d/dy = -trunc(x / y)
+        return [_grad_or_zero(x, gz), _grad_or_zero(y, neg(gz) * trunc(x / y))]
+
+
+class CopySign(BinaryScalarOp):
+    """|x| with the sign (bit) of y (``np.copysign``)."""
+
+    nfunc = np.copysign
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        # |x| s(y): d/dx = s(x) s(y) = +1 when the sign bits agree, -1 otherwise; d/dy = 0
+        same_sign = eq(signbit(x), signbit(y))
+        return [_grad_or_zero(x, switch(same_sign, gz, neg(gz))), zero_grad_for(y)]
+
+
 class Comparison(BinaryScalarOp):
     """A boolean-valued comparison: its gradient is zero almost everywhere."""
 
@@ -251,6 +305,22 @@ class XOR(BitwiseOp):
 class Invert(BitwiseOp):
     nfunc = np.invert
     nin = 1
+
+
+class Gcd(BitwiseOp):
+    """Greatest common divisor of integers (``np.gcd``)."""
+
+    nfunc = np.gcd
+    nin = 2
+    commutative = associative = True
+
+
+class Lcm(BitwiseOp):
+    """Least common multiple of integers (``np.lcm``)."""
+
+    nfunc = np.lcm
+    nin = 2
+    commutative = associative = True
 
 
 class LeftShift(BitwiseOp):
@@ -372,6 +442,10 @@ sign = Sign(name="sign")
 maximum = Maximum(name="maximum")
 minimum = Minimum(name="minimum")
 clip = Clip(name="clip")
+fmax = Fmax(name="fmax")
+fmin = Fmin(name="fmin")
+fmod = Fmod(name="fmod")
+copysign = CopySign(name="copysign")
 lt = LT(name="lt")
 gt = GT(name="gt")
 le = LE(name="le")
@@ -382,6 +456,8 @@ and_ = AND(name="and_")
 or_ = OR(name="or_")
 xor = XOR(name="xor")
 invert = Invert(name="invert")
+gcd = Gcd(name="gcd")
+lcm = Lcm(name="lcm")
 left_shift = LeftShift(name="left_shift")
 right_shift = RightShift(name="right_shift")
 switch = Switch(name="switch")

@@ -59,6 +59,12 @@ class IsFinite(BooleanOp, UnaryScalarOp):
     nfunc = np.isfinite
 
 
+class SignBit(BooleanOp, UnaryScalarOp):
+    """Whether the sign bit is set (true for -0.0 and -nan, unlike x < 0)."""
+
+    nfunc = np.signbit
+
+
 class IsClose(BooleanOp, BinaryScalarOp):
     """``np.isclose(a, b, rtol, atol, equal_nan)``: ``|a - b| <= atol + rtol * |b|``.
 
@@ -106,3 +112,4 @@ logical_not = LogicalNot(name="logical_not")
 isnan = IsNan(name="isnan")
 isinf = IsInf(name="isinf")
 isfinite = IsFinite(name="isfinite")
+signbit = SignBit(name="signbit")

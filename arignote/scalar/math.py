@@ -48,6 +48,12 @@ class Pow(BinaryScalarOp):
         return [gx, gy]
 
 
+class FloatPower(Pow):
+    """x^y computed in float64 or complex128 whatever the inputs (``np.float_power``)."""
+
+    nfunc = np.float_power
+
+
 # -- exponentials and logarithms ---------------------------------------------------------------
 
 
@@ -339,6 +345,7 @@ class LogAddExp2(BinaryScalarOp):
 
 
 pow = Pow(name="pow")
+float_power = FloatPower(name="float_power")
 exp = Exp(name="exp")
 exp2 = Exp2(name="exp2")
 expm1 = Expm1(name="expm1")

@@ -111,6 +111,14 @@ j1 = Elemwise(ps.j1)
 jv = Elemwise(ps.jv)
 xlogy = Elemwise(ps.xlogy)
 xlog1py = Elemwise(ps.xlog1py)
+fmax = Elemwise(ps.fmax)
+fmin = Elemwise(ps.fmin)
+fmod = Elemwise(ps.fmod)
+copysign = Elemwise(ps.copysign)
+gcd = Elemwise(ps.gcd)
+lcm = Elemwise(ps.lcm)
+signbit = Elemwise(ps.signbit)
+float_power = Elemwise(ps.float_power)
 
 # NumPy spellings of the same ops.
 subtract = sub
@@ -191,6 +199,11 @@ acosh, asinh, atanh = arccosh, arcsinh, arctanh
 def astype(x: Any, dtype: Any) -> Variable:
     """``x`` converted to ``dtype``, like ``np.astype(x, dtype)`` (see :func:`cast`)."""
     return cast(x, dtype)
+
+
+def divmod(x: Any, y: Any) -> tuple[Variable, Variable]:
+    """``(x // y, x % y)``, like ``np.divmod`` (floor division and Python's remainder)."""
+    return int_div(x, y), mod(x, y)
 
 
 def clip(x: Any, min: Any = None, max: Any = None) -> Variable:
@@ -295,5 +308,5 @@ __all__ = sorted(
         for name, value in list(globals().items())
         if isinstance(value, Elemwise) and not name.startswith("_")
     ]
-    + ["astype", "cast", "clip", "isclose", "ones_like", "round", "zeros_like"]
+    + ["astype", "cast", "clip", "divmod", "isclose", "ones_like", "round", "zeros_like"]
 )

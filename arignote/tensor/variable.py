@@ -231,6 +231,12 @@ class _TensorOperators:
     def imag(self) -> Variable:
         return tm.imag(self)
 
+    def __divmod__(self, other):
+        return tm.divmod(self, other)
+
+    def __rdivmod__(self, other):
+        return tm.divmod(other, self)
+
     __lshift__, __rlshift__ = _binary(tm.left_shift)
     __rshift__, __rrshift__ = _binary(tm.right_shift)
 

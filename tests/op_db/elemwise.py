@@ -92,6 +92,23 @@ def _division_samples(rng):
     ]
 
 
+def _with_nan(samples):
+    """``samples`` plus a pair holding NaN on either side."""
+
+    def with_nan(rng):
+        a, b = rng.normal(size=(2, 4)), rng.normal(size=(4,))
+        a[0, 1], a[1, 2], b[2] = np.nan, np.nan, np.nan
+        return [*samples(rng), Sample((a, b), name="nan")]
+
+    return with_nan
+
+
+_NAN_GRAD = [
+    Directive(test, "finite differences of NaN are NaN", samples=["nan"], kind="skip")
+    for test in ("grad", "rop", "adjoint")
+]
+
+
 # -- arithmetic ----------------------------------------------------------------------------------
 
 register(
@@ -111,6 +128,13 @@ register(
     elemwise("reciprocal", pt.reciprocal, np.reciprocal, unary(0.5, 2.0)),
     elemwise("maximum", pt.maximum, np.maximum, binary(ints=True)),
     elemwise("minimum", pt.minimum, np.minimum, binary(ints=True)),
+    elemwise("fmax", pt.fmax, np.fmax, _with_nan(binary(ints=True)), directives=_NAN_GRAD),
+    elemwise("fmin", pt.fmin, np.fmin, _with_nan(binary(ints=True)), directives=_NAN_GRAD),
+    elemwise("fmod", pt.fmod, np.fmod, _division_samples),
+    elemwise("divmod", pt.divmod, np.divmod, _division_samples),
+    elemwise("float_power", pt.float_power, np.float_power, binary(0.5, 2.0, -2.0, 2.0, ints=True)),
+    # copysign(x, y) = |x| sign(y): x away from 0, where |x| has no derivative
+    elemwise("copysign", pt.copysign, np.copysign, binary(0.3, 2.0, -2.0, 2.0, ints=True)),
 )
 
 
@@ -334,7 +358,7 @@ register(
     ],
     *[
         elemwise(name, getattr(pt, name), getattr(np, name), _bits_samples, ("int64",), grad=False)
-        for name in ("left_shift", "right_shift")
+        for name in ("left_shift", "right_shift", "gcd", "lcm")
     ],
     elemwise(
         "invert",
@@ -348,7 +372,7 @@ register(
         elemwise(
             name, getattr(pt, name), getattr(np, name), _with_specials, ("float64",), grad=False
         )
-        for name in ("isnan", "isinf", "isfinite")
+        for name in ("isnan", "isinf", "isfinite", "signbit")
     ],
     elemwise("isclose", pt.isclose, np.isclose, _isclose_samples, grad=False),
 )

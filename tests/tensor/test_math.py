@@ -33,7 +33,8 @@ or_ xor invert bitwise_and bitwise_or bitwise_xor bitwise_not bitwise_invert lef
 logical_and logical_or logical_xor logical_not isnan isinf isfinite isclose allclose real imag conj
 conjugate angle complex sigmoid expit softplus log1pexp log1mexp logaddexp logaddexp2 erf erfc
 erfcx erfinv erfcinv gamma gammaln psi digamma polygamma gammainc gammaincc betainc i0 i1 iv j0 j1
-jv xlogy xlog1py cast astype acos asin atan atan2 acosh asinh atanh
+jv xlogy xlog1py cast astype acos asin atan atan2 acosh asinh atanh fmax fmin fmod divmod copysign
+gcd lcm signbit float_power
 """.split()  # noqa: SIM905
 
 SPECIAL_NAMES = ["softmax", "log_softmax", "logit", "logsumexp", "beta", "betaln"]
