@@ -170,7 +170,8 @@ class Clip(ScalarOp):
         return probed_output_types(self, types)
 
     def elementwise(self, x, lo, hi):
-        return np.clip(x, lo, hi)
+        # np.clip's definition, without its ~10 us of argument checking per call
+        return np.minimum(np.maximum(x, lo), hi)
 
     def L_op(self, inputs, outputs, output_grads):
         (x, lo, hi), (gz,) = inputs, output_grads

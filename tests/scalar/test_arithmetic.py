@@ -55,3 +55,14 @@ def test_shifts():
     assert arignote.function([a, b], [ps.left_shift(a, b), ps.right_shift(a, b)])(5, 2) == [20, 1]
     with pytest.raises(TypeError, match="left_shift"):
         ps.left_shift(ps.float64(), ps.float64())
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "uint8", "bool"])
+def test_clip_is_numpy_clip(dtype):
+    edges = np.array([np.nan, -np.inf, np.inf, -1.0, 0.0, 0.5, 2.0])
+    with np.errstate(invalid="ignore"):
+        x, lo, hi = (a.astype(dtype) for a in np.meshgrid(edges, edges, edges, indexing="ij"))
+        expected = np.clip(x, lo, hi)
+    got = ps.clip.elementwise(x, lo, hi)
+    np.testing.assert_array_equal(got, expected)
+    assert got.dtype == expected.dtype

@@ -11,7 +11,7 @@ import scipy.special as sp
 
 import arignote
 import arignote.tensor as pt
-from arignote.gradient import grad
+from arignote.gradient import Rop, grad
 from arignote.graph.grad_types import NullTypeGradError
 from arignote.testing import verify_grad
 
@@ -501,3 +501,11 @@ def test_outputs_own_their_memory(fn, dtype):
     value = np.ones(3, dtype=dtype)
     result = arignote.function([x], out)(value)
     assert not np.shares_memory(result, value)
+
+
+def test_rop_along_a_parameter_without_derivative_raises():
+    a, x = pt.vector("a"), pt.vector("x")
+    out = pt.gammainc(a, x)
+    with pytest.raises(NullTypeGradError, match="shape a"):
+        Rop(out, a, pt.vector("v"))
+    Rop(out, x, pt.vector("v"))  # along x it is defined
