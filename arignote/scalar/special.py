@@ -155,13 +155,8 @@ def _gammainc_shape_grad(op, a):
     if is_discrete(a):
         return zero_grad_for(a)
     # d/da of P(a, x) involves a hypergeometric (Meijer G) function: no closed form here.
-    return grad_not_implemented(
-        op,
-        0,
-        a,
-        "The derivative with respect to the shape a has no "
-        "closed form (it needs a series of hypergeometric terms).",
-    )
+    reason = "The derivative with respect to the shape a has no closed form."
+    return grad_not_implemented(op, 0, a, reason)
 
 
 # -- beta family ---------------------------------------------------------------------------------

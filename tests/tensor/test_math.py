@@ -509,3 +509,10 @@ def test_rop_along_a_parameter_without_derivative_raises():
     with pytest.raises(NullTypeGradError, match="shape a"):
         Rop(out, a, pt.vector("v"))
     Rop(out, x, pt.vector("v"))  # along x it is defined
+
+
+def test_gradient_of_a_real_input_cast_to_complex_is_real(rng):
+    verify_grad(lambda v: pt.abs(pt.cast(v, "complex128") * (1 + 2j)) ** 2, [rng.normal(size=3)])
+    z = pt.zvector("z")
+    (value,) = _eval([pt.cast(z, "float32")], [z], [np.array([1 + 2j, -3j])])
+    np.testing.assert_array_equal(value, [1, 0])
