@@ -28,6 +28,7 @@ from arignote.tensor.reshape import *
 from arignote.tensor.shape import *
 from arignote.tensor.sharedvar import TensorSharedVariable
 from arignote.tensor.sort import *
+from arignote.tensor.special import *
 from arignote.tensor.subtensor import *  # with the advanced indexing ops
 from arignote.tensor.type import TensorType, tensor
 from arignote.tensor.variable import TensorConstant, TensorVariable

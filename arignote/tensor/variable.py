@@ -199,6 +199,50 @@ class _TensorOperators:
     def log(self) -> Variable:
         return tm.log(self)
 
+    def round(self, mode: Any = None, decimals: int = 0) -> Variable:
+        """Round half to even (NumPy's rule) unless ``mode="half_away_from_zero"``."""
+        return tm.round(self, mode, decimals)
+
+    def __round__(self, ndigits: int | None = None) -> Variable:
+        return tm.round(self, decimals=ndigits or 0)
+
+    def trunc(self) -> Variable:
+        return tm.trunc(self)
+
+    def __trunc__(self) -> Variable:
+        return tm.trunc(self)
+
+    def __floor__(self) -> Variable:
+        return tm.floor(self)
+
+    def __ceil__(self) -> Variable:
+        return tm.ceil(self)
+
+    def clip(self, min: Any = None, max: Any = None) -> Variable:
+        return tm.clip(self, min, max)
+
+    def conj(self) -> Variable:
+        return tm.conj(self)
+
+    conjugate = conj
+
+    @property
+    def real(self) -> Variable:
+        return tm.real(self)
+
+    @property
+    def imag(self) -> Variable:
+        return tm.imag(self)
+
+    def __divmod__(self, other):
+        return tm.divmod(self, other)
+
+    def __rdivmod__(self, other):
+        return tm.divmod(other, self)
+
+    __lshift__, __rlshift__ = _binary(tm.left_shift)
+    __rshift__, __rrshift__ = _binary(tm.right_shift)
+
     # -- more reductions (reduction.py) -----------------------------------------------------
 
     # -- creation and shape methods (shape/join/extra ops) ----------------------------------
