@@ -17,7 +17,7 @@ from arignote.tensor.basic import (
     get_scalar_constant_value,
 )
 from arignote.tensor.math import eq, int_div, mul, switch
-from arignote.tensor.shape import as_shape_vector, shape, shape_i
+from arignote.tensor.shape import Shape, as_shape_vector, shape_i, shape_tuple
 from arignote.tensor.type import tensor_type
 
 
@@ -42,6 +42,8 @@ def _entry_variables(shape_var: Variable, ndim: int) -> list:
         return [as_tensor_variable(np.int64(v)) for v in shape_var.data]
     if shape_var.owner is not None and isinstance(shape_var.owner.op, MakeVector):
         return list(shape_var.owner.inputs)
+    if shape_var.owner is not None and isinstance(shape_var.owner.op, Shape):
+        return list(shape_tuple(shape_var.owner.inputs[0]))
     if tb._vector_element is None:
         raise TypeError("Reading a computed shape vector needs arignote.tensor.subtensor")
     return [tb._vector_element(shape_var, i) for i in range(ndim)]
@@ -90,8 +92,8 @@ class Reshape(Op):
             s is not None for s in static
         ):
             return [tuple(static)]
-        total = mul(*x_shape) if x_shape else as_tensor_variable(np.int64(1))
-        known = mul(*[switch(eq(r, -1), 1, r) for r in requested]) if requested else 1
+        total = product(x_shape)
+        known = product([switch(eq(r, -1), 1, r) for r in requested])
         return [tuple(switch(eq(r, -1), int_div(total, known), r) for r in requested)]
 
     def connection_pattern(self, node):
@@ -99,7 +101,7 @@ class Reshape(Op):
 
     def grad(self, inputs, output_grads):
         (x, _), (gz,) = inputs, output_grads
-        return [reshape(gz, shape(x), ndim=x.type.ndim), disconnected()]
+        return [reshape(gz, shape_tuple(x), ndim=x.type.ndim), disconnected()]
 
     def R_op(self, inputs, eval_points):
         if eval_points[0] is None:
@@ -107,9 +109,23 @@ class Reshape(Op):
         return [self(eval_points[0], inputs[1])]  # linear
 
 
+def product(lengths: Any) -> Any:
+    """The product of a sequence of lengths (ints or int scalars); 1 when it is empty."""
+    lengths = list(lengths)
+    if not lengths:
+        return as_tensor_variable(np.int64(1))
+    result = lengths[0]
+    for length in lengths[1:]:
+        result = mul(result, length)
+    return result
+
+
 def _resolve_minus_one(entries: list, in_shape: tuple) -> list:
+    if any(e is not None and e < -1 for e in entries):
+        raise ValueError(f"Reshape: invalid length in {tuple(entries)}")
     if -1 not in entries:
-        return [None if e is None else e for e in entries]
+        _check_same_size(entries, in_shape)
+        return list(entries)
     if None in entries or any(s is None for s in in_shape):
         return [None if e in (None, -1) else e for e in entries]
     total = int(np.prod(in_shape, dtype=np.int64))
@@ -117,6 +133,13 @@ def _resolve_minus_one(entries: list, in_shape: tuple) -> list:
     if others == 0 or total % others:
         raise ValueError(f"Cannot reshape a tensor of shape {in_shape} into {tuple(entries)}")
     return [total // others if e == -1 else e for e in entries]
+
+
+def _check_same_size(entries: list, in_shape: tuple) -> None:
+    if None in entries or None in in_shape:
+        return
+    if int(np.prod(entries, dtype=np.int64)) != int(np.prod(in_shape, dtype=np.int64)):
+        raise ValueError(f"Cannot reshape a tensor of shape {in_shape} into {tuple(entries)}")
 
 
 def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
@@ -143,4 +166,9 @@ def flatten(x: Any, ndim: int = 1) -> Variable:
     return reshape(x, [*leading, -1], ndim=ndim)
 
 
-__all__ = ["Reshape", "flatten", "reshape"]
+def ravel(x: Any) -> Variable:
+    """``x`` as a vector (C order), like ``np.ravel``."""
+    return flatten(x, 1)
+
+
+__all__ = ["Reshape", "flatten", "ravel", "reshape"]
