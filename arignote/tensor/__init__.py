@@ -24,6 +24,7 @@ from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from arignote.tensor.extra_ops import *
 from arignote.tensor.join import *
 from arignote.tensor.math import *
+from arignote.tensor.pad import *
 from arignote.tensor.products import *
 from arignote.tensor.reduction import *
 from arignote.tensor.reshape import *
