@@ -18,6 +18,7 @@ from arignote.scalar.basic import (
     discrete_dtypes,
     grad_dtype,
     integer_dtypes,
+    is_python_scalar,
 )
 from arignote.tensor import basic as tb
 from arignote.tensor.basic import (
@@ -678,6 +679,11 @@ def _insert_axis(x: Variable, axis: int) -> Variable:
     return DimShuffle(x.type.ndim, order)(x)
 
 
+def _weak_dtype(value: Any) -> Any:
+    """A Python number itself (weak in NumPy's promotion), else the dtype of the tensor."""
+    return value if is_python_scalar(value) else as_tensor_variable(value).type.dtype
+
+
 def linspace(
     start: Any,
     stop: Any,
@@ -704,9 +710,13 @@ def linspace(
     axis
         Where the samples lie in the result (when ``start``/``stop`` are arrays).
     """
-    start, stop = as_tensor_variable(start), as_tensor_variable(stop)
     if dtype is None:
-        dtype = np.result_type(start.type.dtype, stop.type.dtype, 1.0).name
+        # Python numbers are weak (NEP 50): linspace(float32, 2) stays float32
+        ends = [
+            v if is_python_scalar(v) else as_tensor_variable(v).type.dtype for v in (start, stop)
+        ]
+        dtype = np.result_type(*ends, 1.0).name
+    start, stop = as_tensor_variable(start), as_tensor_variable(stop)
     ndim = max(start.type.ndim, stop.type.ndim) + 1
     if not -ndim <= axis < ndim:
         raise ValueError(f"linspace: axis {axis} is out of range for a {ndim}-d result")
