@@ -447,7 +447,7 @@ def tri(N: Any, M: Any = None, k: Any = 0, dtype: Any = None) -> Variable:
 def arange_dtype(*dtypes: str) -> str:
     """The dtype of ``np.arange`` for start, stop and step of these dtypes (always 64 bits:
     NumPy computes with Python numbers)."""
-    samples = [np.ones((), dtype=d)[()] for d in dtypes]
+    samples = [1 if d == "bool" else np.ones((), dtype=d)[()] for d in dtypes]
     return np.arange(*samples).dtype.name
 
 
@@ -473,7 +473,7 @@ class ARange(Op):
         return Apply(self, bounds, [tensor_type(self.dtype, (length,))()])
 
     def perform(self, node, inputs, output_storage):
-        start, stop, step = (v[()] for v in inputs)
+        start, stop, step = (v.item() for v in inputs)  # NumPy computes with Python numbers
         if step == 0:
             raise ValueError(f"{self}: step must not be zero")
         output_storage[0][0] = np.arange(start, stop, step, dtype=self.dtype)

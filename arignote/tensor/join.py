@@ -85,7 +85,10 @@ class Join(Op):
 
     def infer_shape(self, fgraph, node, input_shapes):
         shape = list(input_shapes[0])  # the other lengths are equal (checked by perform)
-        shape[self.axis] = add(*[s[self.axis] for s in input_shapes])
+        total = input_shapes[0][self.axis]
+        for other in input_shapes[1:]:
+            total = add(total, other[self.axis])
+        shape[self.axis] = total
         return [tuple(shape)]
 
     def grad(self, inputs, output_grads):

@@ -188,7 +188,8 @@ class MaxOrMin(CAReduce):
         # J v picks v at the position of the extreme (averaged over ties)
         where_extreme = eq(x, _restore_axes(out, axes, x.type.ndim))
         picked = switch(where_extreme, ev, 0)
-        return [Sum(self.axis)(picked) / Sum(self.axis)(where_extreme)]
+        jvp = Sum(self.axis)(picked) / Sum(self.axis)(where_extreme)
+        return [jvp.astype(out.type.dtype)]
 
 
 class Max(MaxOrMin):
