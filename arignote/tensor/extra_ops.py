@@ -83,12 +83,11 @@ class CumOp(Op):
         if x.type.dtype in discrete_dtypes:
             return [x.zeros_like(dtype=grad_dtype(x))]
         axis = 0 if self.axis is None else self.axis
-        flat = flatten(x) if self.axis is None else x
         if self.mode == "add":
             g = _reverse_cumsum(gz, axis)  # d out_j / d x_i = 1 for i <= j
         else:
             # d out_j / d x_i = out_j / x_i for i <= j (NaN where x_i == 0)
-            g = _reverse_cumsum(gz * out, axis) / flat
+            g = _reverse_cumsum(gz * out, axis) / (flatten(x) if self.axis is None else x)
         if self.axis is None:
             g = reshape(g, shape_tuple(x), ndim=x.type.ndim)
         return [g.astype(x.type.dtype)]
@@ -413,9 +412,10 @@ def roll(x: Any, shift: Any, axis: Any = None) -> Variable:
     x = as_tensor_variable(x)
     if x.type.ndim == 0:
         return x
-    if axis is None:
+    if axis is None and x.type.ndim > 1:
         rolled = roll(flatten(x), shift, 0)
         return reshape(rolled, shape_tuple(x), ndim=x.type.ndim)
+    axis = 0 if axis is None else axis
     for a, shifts in _roll_pairs(shift, axis, x.type.ndim).items():
         total = shifts[0]
         for s in shifts[1:]:

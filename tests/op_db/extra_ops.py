@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
 import arignote.tensor as pt
@@ -88,6 +90,42 @@ def _triangle_samples(rng):
     ]
 
 
+def _np_segment_sum(x, sizes, axis):
+    bounds = np.r_[0, np.cumsum(sizes)]
+    pieces = [np.take(x, range(a, b), axis=axis).sum(axis=axis) for a, b in pairwise(bounds)]
+    return np.stack(pieces, axis=axis)
+
+
+def _segment_sum_samples(rng):
+    return [
+        Sample((rng.normal(size=(3, 6)), np.array([2, 0, 1, 3])), {"axis": 1}, name="cols"),
+        Sample((rng.normal(size=(4, 2)), np.array([4])), {"axis": 0}, name="one-group"),
+    ]
+
+
+def _np_alloc_diag(diagonal, rows, cols, offset, axis1, axis2):
+    out = np.zeros(diagonal.shape[:-1] + (int(rows), int(cols)), dtype=diagonal.dtype)
+    length = diagonal.shape[-1]
+    i = np.arange(length)
+    out[..., i + max(-offset, 0), i + max(offset, 0)] = diagonal
+    return np.moveaxis(out, (-2, -1), (axis1, axis2))
+
+
+def _alloc_diag_samples(rng):
+    return [
+        Sample((rng.normal(size=(3,)), 3, 5), {"offset": 2, "axis1": 0, "axis2": 1}, name="wide"),
+        Sample(
+            (rng.normal(size=(2, 3)), np.asarray(4), np.asarray(3)),
+            {"offset": -1, "axis1": 2, "axis2": 0},
+            name="batched",
+        ),
+    ]
+
+
+def _alloc_diag(diagonal, rows, cols, offset, axis1, axis2):
+    return pt.AllocDiag(offset, axis1, axis2)(diagonal, rows, cols)
+
+
 register(
     OpInfo("cumsum", pt.cumsum, np.cumsum, _cum_samples, dtypes=FLOAT_DTYPES, op_class=pt.CumOp),
     OpInfo("cumprod", pt.cumprod, np.cumprod, _cum_samples, dtypes=FLOAT_DTYPES, op_class=pt.CumOp),
@@ -122,6 +160,22 @@ register(
     ),
     OpInfo(
         "trace", pt.trace, np.trace, _diagonal_samples, dtypes=FLOAT_DTYPES, op_class=pt.ExtractDiag
+    ),
+    OpInfo(
+        "SegmentSum",
+        lambda x, sizes, axis: pt.SegmentSum(axis)(x, sizes),
+        _np_segment_sum,
+        _segment_sum_samples,
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.SegmentSum,
+    ),
+    OpInfo(
+        "AllocDiag",
+        _alloc_diag,
+        _np_alloc_diag,
+        _alloc_diag_samples,
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.AllocDiag,
     ),
     OpInfo("tril", pt.tril, np.tril, _triangle_samples, dtypes=FLOAT_DTYPES, op_class=pt.ARange),
     OpInfo("triu", pt.triu, np.triu, _triangle_samples, dtypes=FLOAT_DTYPES, op_class=pt.ARange),
