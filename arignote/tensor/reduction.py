@@ -365,12 +365,14 @@ def var(
     ddof: int = 0,
     keepdims: bool = False,
     dtype: typing.Any = None,
+    correction: typing.Any = None,
 ) -> Variable:
     """Variance over ``axis``, like ``np.var``: ``sum(|x - mean|**2) / (N - ddof)``.
 
-    ``ddof`` ("delta degrees of freedom") is 1 for the unbiased estimate. When
-    ``N - ddof <= 0`` the result is inf or NaN, as NumPy's.
+    ``ddof`` ("delta degrees of freedom", or its NumPy 2 name ``correction``) is 1 for the
+    unbiased estimate. When ``N - ddof <= 0`` the result is inf or NaN, as NumPy's.
     """
+    ddof = _degrees_of_freedom(ddof, correction)
     x = as_tensor_variable(x)
     axes = normalize_axes(axis, x.type.ndim)
     dtype = _mean_dtype(x.type.dtype) if dtype is None else np.dtype(dtype).name
@@ -389,9 +391,19 @@ def std(
     ddof: int = 0,
     keepdims: bool = False,
     dtype: typing.Any = None,
+    correction: typing.Any = None,
 ) -> Variable:
     """Standard deviation over ``axis`` (the square root of :func:`var`), like ``np.std``."""
+    ddof = _degrees_of_freedom(ddof, correction)
     return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype))
+
+
+def _degrees_of_freedom(ddof: typing.Any, correction: typing.Any) -> typing.Any:
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("var/std: give ddof or correction, not both")
+    return correction
 
 
 # -- argmax / argmin ------------------------------------------------------------------------

@@ -114,6 +114,15 @@ def test_var_ddof_up_to_and_past_the_count(ddof, rng):
         np.testing.assert_allclose(g, e)
 
 
+def test_var_correction_is_ddof(rng):
+    value = rng.normal(size=(3, 5))
+    x = pt.matrix("x")
+    out = pt.std(x, axis=1, correction=1)
+    np.testing.assert_allclose(_run([x], out, value), np.std(value, axis=1, correction=1))
+    with pytest.raises(ValueError, match="not both"):
+        pt.var(x, ddof=1, correction=1)
+
+
 def test_var_of_complex_is_real(rng):
     value = rng.normal(size=(4,)) + 1j * rng.normal(size=(4,))
     x = pt.tensor(dtype="complex128", shape=(None,))
