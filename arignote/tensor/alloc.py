@@ -16,6 +16,7 @@ from arignote.graph.op import Op
 from arignote.scalar.basic import (
     continuous_dtypes,
     discrete_dtypes,
+    float_dtypes,
     grad_dtype,
     integer_dtypes,
     is_python_scalar,
@@ -462,8 +463,8 @@ class ARange(Op):
     def make_node(self, start: Any, stop: Any, step: Any) -> Apply:
         bounds = [as_tensor_variable(v) for v in (start, stop, step)]
         for name, b in zip(("start", "stop", "step"), bounds):
-            if b.type.ndim != 0 or b.type.dtype not in discrete_dtypes + continuous_dtypes:
-                raise TypeError(f"ARange: {name} must be a numeric scalar, got {b.type}")
+            if b.type.ndim != 0 or b.type.dtype not in discrete_dtypes + float_dtypes:
+                raise TypeError(f"ARange: {name} must be a real scalar, got {b.type}")
         values = [_static_number(b) for b in bounds]
         if values[2] is not None and values[2] == 0:
             raise ValueError("ARange: step must not be zero")
@@ -483,6 +484,8 @@ class ARange(Op):
         if all(b.type.dtype in discrete_dtypes for b in node.inputs):
             length = neg(int_div(sub(start, stop), step))  # ceil((stop - start) / step)
         else:
+            # in float64, as NumPy computes the length with Python floats
+            start, stop, step = (cast(b, "float64") for b in node.inputs)
             length = neg(floor(true_div(sub(start, stop), step)))
         return [(maximum(cast(length, "int64"), 0),)]
 
