@@ -74,9 +74,15 @@ def shape_entries(shape: Any, context: str = "shape") -> list[Variable]:
     as one integer 0-d tensor per dimension."""
     if isinstance(shape, Variable) and getattr(shape.type, "ndim", None) == 1:
         return [as_size(s, context) for s in _vector_entries(shape, context)]
-    if isinstance(shape, Variable) or np.ndim(shape) == 0:
+    if not is_sequence(shape):
         return [as_size(shape, context)]
     return [as_size(s, context) for s in shape]
+
+
+def is_sequence(value: Any) -> bool:
+    """Whether ``value`` is a Python sequence or an array of at least one dimension (variables
+    are not: their entries are not known when the graph is built)."""
+    return isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim > 0)
 
 
 def _vector_entries(vector: Variable, context: str) -> list:

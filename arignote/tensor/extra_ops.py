@@ -13,7 +13,7 @@ from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.grad_types import disconnected
 from arignote.graph.op import Op
 from arignote.scalar.basic import discrete_dtypes, grad_dtype, integer_dtypes
-from arignote.tensor.alloc import alloc, as_size, shape_entries, static_int, tri
+from arignote.tensor.alloc import alloc, as_size, is_sequence, shape_entries, static_int, tri
 from arignote.tensor.basic import as_tensor_variable, constant
 from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.join import join, split
@@ -389,8 +389,8 @@ def tile(x: Any, reps: Any) -> Variable:
 
 
 def _roll_pairs(shift: Any, axis: Any, ndim: int) -> dict[int, list]:
-    shifts = [shift] if isinstance(shift, Variable) or np.ndim(shift) == 0 else list(shift)
-    axes = [axis] if np.ndim(axis) == 0 else list(axis)
+    shifts = list(shift) if is_sequence(shift) else [shift]
+    axes = list(axis) if is_sequence(axis) else [axis]
     if len(shifts) == 1:
         shifts = shifts * len(axes)
     if len(axes) == 1:

@@ -6,10 +6,8 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-import numpy as np
-
 from arignote.graph.basic import Variable
-from arignote.tensor.alloc import alloc, as_size, static_int
+from arignote.tensor.alloc import alloc, as_size, is_sequence, static_int
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.extra_ops import flip, tile
 from arignote.tensor.join import join, split
@@ -20,7 +18,7 @@ PAD_MODES = ("constant", "edge", "reflect")
 
 
 def _is_leaf(value: Any) -> bool:
-    return isinstance(value, Variable) or np.ndim(value) == 0
+    return not is_sequence(value)
 
 
 def _as_pairs(spec: Any, ndim: int, name: str) -> list[tuple[Any, Any]]:
