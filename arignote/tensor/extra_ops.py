@@ -19,7 +19,7 @@ from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.join import join, split
 from arignote.tensor.math import maximum, minimum, mod, mul, switch
 from arignote.tensor.reduction import Sum, _sum_dtype, normalize_axes
-from arignote.tensor.reshape import flatten, product, reshape
+from arignote.tensor.reshape import flatten, reshape
 from arignote.tensor.shape import shape_i, shape_padleft, shape_tuple
 from arignote.tensor.type import tensor_type
 
@@ -75,7 +75,7 @@ class CumOp(Op):
     def infer_shape(self, fgraph, node, input_shapes):
         (shape,) = input_shapes
         if self.axis is None:
-            return [(product(shape),)]
+            return [(_product(shape),)]
         return [shape]
 
     def L_op(self, inputs, outputs, output_grads):
@@ -104,6 +104,14 @@ class CumOp(Op):
     def __str__(self) -> str:
         name = "CumSum" if self.mode == "add" else "CumProd"
         return name if self.axis is None else f"{name}{{{self.axis}}}"
+
+
+def _product(lengths: tuple) -> Any:
+    """The product of dimension lengths (1 for a 0-d input)."""
+    result = constant(1, dtype="int64")
+    for length in lengths:
+        result = mul(result, length)
+    return result
 
 
 def _reverse_cumsum(g: Variable, axis: int) -> Variable:

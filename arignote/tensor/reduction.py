@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import typing
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -52,7 +53,39 @@ def _acc_dtype(dtype: str) -> str:
     )
 
 
-def _restore_axes(g: Variable, axes: tuple[int, ...], ndim: int) -> Variable:
+class Sum(CAReduce):
+    """Sum over ``axis`` (None: all axes): ``np.sum(x, axis)``."""
+
+    __props__ = ("axis", "dtype", "acc_dtype")
+
+    def __init__(self, axis=None, dtype=None, acc_dtype=None) -> None:
+        super().__init__(ps.add, axis, dtype, acc_dtype)
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        if self.dtype is None or self.acc_dtype is None:
+            dtype = self.dtype or _sum_dtype(x.type.dtype)
+            return Sum(self.axis, dtype, self.acc_dtype or _acc_dtype(dtype)).make_node(x)
+        return super().make_node(x)
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (out,), (gz,) = inputs, outputs, output_grads
+        if out.type.dtype in discrete_dtypes:
+            return [x.zeros_like(dtype=grad_dtype(x))]  # an integer sum is a step function
+        # each input element contributes once to its sum: broadcast gz back over the axes
+        gz = _restore_axes(gz, self._reduced_axes(x.type.ndim), x.type.ndim)
+        return [fill(x, gz).astype(grad_dtype(x))]
+
+    def R_op(self, inputs, eval_points):
+        (ev,) = eval_points
+        return [None if ev is None else self(ev)]  # linear
+
+    def __str__(self) -> str:
+        axis = "" if self.axis is None else "axis=[" + ", ".join(map(str, self.axis)) + "], "
+        return f"Sum{{{axis}acc_dtype={self.acc_dtype}}}"
+
+
+def _restore_axes(g: Variable, axes: Sequence[int], ndim: int) -> Variable:
     """Re-insert reduced ``axes`` into ``g`` as length-1 dimensions."""
     order: list = []
     kept = iter(range(g.type.ndim))
@@ -61,96 +94,10 @@ def _restore_axes(g: Variable, axes: tuple[int, ...], ndim: int) -> Variable:
     return DimShuffle(g.type.ndim, order)(g)
 
 
-class _SumLike(CAReduce):
-    """A reduction whose output dtype follows NumPy's ``sum`` rules unless ``dtype`` is given."""
-
-    __props__ = ("axis", "dtype", "acc_dtype")
-
-    def make_node(self, x):
-        x = as_tensor_variable(x)
-        if self.dtype is None or self.acc_dtype is None:
-            dtype = self.dtype or _sum_dtype(x.type.dtype)
-            twin = type(self)(self.axis, dtype, self.acc_dtype or _acc_dtype(dtype))
-            return twin.make_node(x)
-        return super().make_node(x)
-
-    def _describe(self, name: str) -> str:
-        axis = "" if self.axis is None else "axis=[" + ", ".join(map(str, self.axis)) + "], "
-        return f"{name}{{{axis}acc_dtype={self.acc_dtype}}}"
-
-
-class Sum(_SumLike):
-    """Sum over ``axis`` (None: all axes): ``np.sum(x, axis)``."""
-
-    def __init__(self, axis=None, dtype=None, acc_dtype=None) -> None:
-        super().__init__(ps.add, axis, dtype, acc_dtype)
-
-    def L_op(self, inputs, outputs, output_grads):
-        (x,), (gz,) = inputs, output_grads
-        if x.type.dtype in discrete_dtypes:
-            return [x.zeros_like(dtype=grad_dtype(x))]
-        # each input element contributes once to its sum: broadcast gz back over the axes
-        gz = _restore_axes(gz, self._reduced_axes(x.type.ndim), x.type.ndim)
-        return [fill(x, gz).astype(x.type.dtype)]
-
-    def R_op(self, inputs, eval_points):
-        (ev,) = eval_points
-        return [None if ev is None else self(ev)]  # linear
-
-    def __str__(self) -> str:
-        return self._describe("Sum")
-
-
-class Prod(_SumLike):
-    """Product over ``axis`` (None: all axes): ``np.prod(x, axis)``.
-
-    Its derivative is exact when the input holds zeros: d prod / d x_i is the product of the
-    other elements, computed without dividing by x_i.
-    """
-
-    def __init__(self, axis=None, dtype=None, acc_dtype=None) -> None:
-        super().__init__(ps.mul, axis, dtype, acc_dtype)
-
-    def L_op(self, inputs, outputs, output_grads):
-        (x,), (gz,) = inputs, output_grads
-        if x.type.dtype in discrete_dtypes:
-            return [x.zeros_like(dtype=grad_dtype(x))]
-        axes = self._reduced_axes(x.type.ndim)
-        gz = _restore_axes(gz, axes, x.type.ndim)
-        return [(_prod_partials(x, axes) * gz).astype(x.type.dtype)]
-
-    def R_op(self, inputs, eval_points):
-        (x,), (ev,) = inputs, eval_points
-        if ev is None:
-            return [None]
-        axes = self._reduced_axes(x.type.ndim)
-        jvp = Sum(self.axis)(_prod_partials(x, axes) * ev)
-        return [jvp.astype(self.make_node(x).outputs[0].type.dtype)]
-
-    def __str__(self) -> str:
-        return self._describe("Prod")
-
-
-def _prod_partials(x: Variable, axes: tuple[int, ...]) -> Variable:
-    """d prod(x, axes) / d x, elementwise and safe with zeros.
-
-    With P the product of the nonzero elements of a group and Z its number of zeros, the
-    partial at x_i is P / x_i when Z == 0; at a zero it is P when Z == 1; otherwise 0.
-    """
-    ndim = x.type.ndim
-    is_zero = eq(x, 0)
-    zeros_in_group = _restore_axes(Sum(axes)(is_zero), axes, ndim)
-    nonzero = switch(is_zero, 1, x)
-    product = _restore_axes(Prod(axes, dtype=x.type.dtype)(nonzero), axes, ndim)
-    at_zero = switch(eq(zeros_in_group, 1), product, 0)
-    elsewhere = switch(eq(zeros_in_group, 0), product / nonzero, 0)
-    return switch(is_zero, at_zero, elsewhere)
-
-
 class MaxOrMin(CAReduce):
-    """Common part of ``Max`` and ``Min``: no identity (empty reductions raise), and the
-    cotangent goes to the extreme elements."""
+    """Common derivative of ``Max`` and ``Min``: the cotangent goes to the extreme elements."""
 
+    # An extreme of no elements is undefined: both raise (naming the op), as NumPy does.
     def make_node(self, x):
         node = super().make_node(x)
         x = node.inputs[0]
@@ -185,11 +132,10 @@ class MaxOrMin(CAReduce):
             return [None]
         axes = self._reduced_axes(x.type.ndim)
         out = self(x)
-        # J v picks v at the position of the extreme (averaged over ties)
-        where_extreme = eq(x, _restore_axes(out, axes, x.type.ndim))
-        picked = switch(where_extreme, ev, 0)
-        jvp = Sum(self.axis)(picked) / Sum(self.axis)(where_extreme)
-        return [jvp.astype(out.type.dtype)]
+        # J v adds up v where x reaches the extreme: the transpose of L_op, which gives the
+        # cotangent to every tied extreme (so <u, J v> == <J^T u, v> holds even at ties)
+        picked = switch(eq(x, _restore_axes(out, axes, x.type.ndim)), ev, 0)
+        return [Sum(self.axis, dtype=out.type.dtype)(picked)]
 
 
 class Max(MaxOrMin):
@@ -216,6 +162,62 @@ class Min(MaxOrMin):
 
     def __str__(self) -> str:
         return "Min" if self.axis is None else f"Min{{{', '.join(map(str, self.axis))}}}"
+
+
+class Prod(CAReduce):
+    """Product over ``axis`` (None: all axes): ``np.prod(x, axis)``.
+
+    Its derivative is exact when the input holds zeros: d prod / d x_i is the product of the
+    other elements, computed without dividing by x_i.
+    """
+
+    __props__ = ("axis", "dtype", "acc_dtype")
+
+    def __init__(self, axis=None, dtype=None, acc_dtype=None) -> None:
+        super().__init__(ps.mul, axis, dtype, acc_dtype)
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        if self.dtype is None or self.acc_dtype is None:
+            dtype = self.dtype or _sum_dtype(x.type.dtype)  # NumPy's prod follows sum's rules
+            return Prod(self.axis, dtype, self.acc_dtype or _acc_dtype(dtype)).make_node(x)
+        return super().make_node(x)
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (out,), (gz,) = inputs, outputs, output_grads
+        if out.type.dtype in discrete_dtypes:
+            return [x.zeros_like(dtype=grad_dtype(x))]  # an integer product is a step function
+        axes = self._reduced_axes(x.type.ndim)
+        gz = _restore_axes(gz, axes, x.type.ndim)
+        return [(_prod_partials(x, axes) * gz).astype(grad_dtype(x))]
+
+    def R_op(self, inputs, eval_points):
+        (x,), (ev,) = inputs, eval_points
+        if ev is None:
+            return [None]
+        axes = self._reduced_axes(x.type.ndim)
+        jvp = Sum(self.axis)(_prod_partials(x, axes) * ev)
+        return [jvp.astype(self.make_node(x).outputs[0].type.dtype)]
+
+    def __str__(self) -> str:
+        axis = "" if self.axis is None else "axis=[" + ", ".join(map(str, self.axis)) + "], "
+        return f"Prod{{{axis}acc_dtype={self.acc_dtype}}}"
+
+
+def _prod_partials(x: Variable, axes: tuple[int, ...]) -> Variable:
+    """d prod(x, axes) / d x, elementwise and safe with zeros.
+
+    With P the product of the nonzero elements of a group and Z its number of zeros, the
+    partial at x_i is P / x_i when Z == 0; at a zero it is P when Z == 1; otherwise 0.
+    """
+    ndim = x.type.ndim
+    is_zero = eq(x, 0)
+    zeros_in_group = _restore_axes(Sum(axes)(is_zero), axes, ndim)
+    nonzero = switch(is_zero, 1, x)
+    product = _restore_axes(Prod(axes, dtype=x.type.dtype)(nonzero), axes, ndim)
+    at_zero = switch(eq(zeros_in_group, 1), product, 0)
+    elsewhere = switch(eq(zeros_in_group, 0), product / nonzero, 0)
+    return switch(is_zero, at_zero, elsewhere)
 
 
 class _BoolReduce(CAReduce):

@@ -379,6 +379,9 @@ def atleast_3d(*arrays: Any) -> Any:
 def as_shape_vector(shape: Any) -> Variable:
     """A shape given as ints, 0-d variables or an int vector, as an int64 vector."""
     if isinstance(shape, Variable) and shape.type.ndim == 1:
+        if shape.owner is not None and isinstance(shape.owner.op, Shape):
+            # x.shape as separate lengths: later ops can read them without indexing
+            return make_vector(*shape_tuple(shape.owner.inputs[0]), dtype="int64")
         return shape
     entries = [shape] if np.ndim(shape) == 0 and not isinstance(shape, (list, tuple)) else shape
     return make_vector(*[as_tensor_variable(s) for s in entries], dtype="int64")
