@@ -22,6 +22,7 @@ from arignote.tensor.basic import (
 )
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from arignote.tensor.extra_ops import *
+from arignote.tensor.indexing_ops import *
 from arignote.tensor.join import *
 from arignote.tensor.math import *
 from arignote.tensor.pad import *
@@ -30,6 +31,8 @@ from arignote.tensor.reduction import *
 from arignote.tensor.reshape import *
 from arignote.tensor.shape import *
 from arignote.tensor.sharedvar import TensorSharedVariable
+from arignote.tensor.sort import *
+from arignote.tensor.subtensor import *  # with the advanced indexing ops
 from arignote.tensor.type import TensorType, tensor
 from arignote.tensor.variable import TensorConstant, TensorVariable
 

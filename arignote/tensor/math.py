@@ -80,7 +80,6 @@ bitwise_not = invert
 square = sqr
 expit = sigmoid
 fill = second
-where = switch
 
 
 @cache

@@ -7,7 +7,7 @@ import tests.op_db.pad
 import tests.op_db.reduction
 import tests.op_db.reshape
 import tests.op_db.shape
-from tests.op_db import elemwise
+from tests.op_db import elemwise, indexing
 from tests.op_db import random as _random
 from tests.op_db.core import REGISTRY, Directive, OpInfo, Sample, register
 
