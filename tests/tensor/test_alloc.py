@@ -221,3 +221,16 @@ def test_identity_like_and_tri():
     np.testing.assert_array_equal(got[1], np.tri(3, 5, -1, dtype="int8"))
     with pytest.raises(ValueError, match="matrix"):
         pt.identity_like(pt.vector())
+
+
+def test_shapes_given_as_int_vectors():
+    lengths = pt.tensor("lengths", shape=(2,), dtype="int64")
+    x = pt.matrix("x")
+    outs = [pt.zeros(lengths), pt.full(x.shape, 2.0), pt.tile(x, lengths), pt.ones(x.shape[::-1])]
+    fn = arignote.function([lengths, x], outs + [o.shape for o in outs])
+    values = fn(np.array([2, 6]), np.ones((3, 4)))
+    expected = [(2, 6), (3, 4), (6, 24), (4, 3)]
+    assert [v.shape for v in values[:4]] == expected
+    assert [tuple(s) for s in values[4:]] == expected
+    with pytest.raises(ValueError, match="length of the shape vector"):
+        pt.zeros(pt.lvector())
