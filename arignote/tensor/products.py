@@ -18,7 +18,7 @@ from arignote.graph.op import Op
 from arignote.scalar.basic import complex_dtypes, discrete_dtypes, grad_dtype, upcast
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.elemwise import DimShuffle, broadcast_static_shape
-from arignote.tensor.math import mul, ones_like
+from arignote.tensor.math import conj, mul, ones_like
 from arignote.tensor.reduction import sum as tensor_sum
 from arignote.tensor.type import tensor_type
 
@@ -71,6 +71,21 @@ def _check_runtime_batch(op: Op, node: Apply, values: Sequence[np.ndarray], core
 
 def _to_grad_dtype(g: Variable, wrt: Variable) -> Variable:
     return g.astype(grad_dtype(wrt))
+
+
+def conj_if_complex(x: Variable) -> Variable:
+    """``conj(x)`` for complex ``x``, ``x`` itself otherwise.
+
+    Gradients with respect to a complex ``z`` are ``dC/dRe(z) + i dC/dIm(z)`` for a real cost
+    ``C``: through a product, each operand's gradient multiplies the cotangent by the
+    *conjugates* of the other operands.
+    """
+    return conj(x) if x.type.dtype in complex_dtypes else x
+
+
+def adjoint(x: Variable) -> Variable:
+    """The conjugate transpose of the matrices of ``x`` (the transpose for real ``x``)."""
+    return conj_if_complex(matrix_transpose(x))
 
 
 # -- Dot ----------------------------------------------------------------------------------------
@@ -126,7 +141,8 @@ class Dot(Op):
 
 
 def _dot_grads(x: Variable, y: Variable, gz: Variable) -> tuple[Variable, Variable]:
-    """d(x.y): gx = gz.y^T, gy = x^T.gz, with outer products where a side is a vector."""
+    """d(x.y): gx = gz.y^H, gy = x^H.gz, with outer products where a side is a vector."""
+    x, y = conj_if_complex(x), conj_if_complex(y)
     if x.type.ndim == 2 and y.type.ndim == 2:
         return _dot(gz, y.T), _dot(x.T, gz)
     if x.type.ndim == 1 and y.type.ndim == 2:
@@ -189,9 +205,9 @@ class MatMul(Op):
         (x, y), (gz,) = inputs, output_grads
         if x.type.dtype in discrete_dtypes and y.type.dtype in discrete_dtypes:
             return [x.zeros_like(dtype=grad_dtype(x)), y.zeros_like(dtype=grad_dtype(y))]
-        # z = x y: gx = gz y^T, gy = x^T gz, summed over the batch dims each side broadcast
-        gx = sum_to_type(self(gz, matrix_transpose(y)), x)
-        gy = sum_to_type(self(matrix_transpose(x), gz), y)
+        # z = x y: gx = gz y^H, gy = x^H gz, summed over the batch dims each side broadcast
+        gx = sum_to_type(self(gz, adjoint(y)), x)
+        gy = sum_to_type(self(adjoint(x), gz), y)
         return [_to_grad_dtype(gx, x), _to_grad_dtype(gy, y)]
 
     def R_op(self, inputs, eval_points):
@@ -358,13 +374,7 @@ def vdot(a: Any, b: Any) -> Variable:
     The operands must have the same number of elements; the result is 0-d.
     """
     a, b = as_tensor_variable(a), as_tensor_variable(b)
-    if a.type.dtype in complex_dtypes:
-        a = _conj(a)
-    return _dot(_flat(a), _flat(b))
-
-
-def _conj(x: Variable) -> Variable:
-    return x
+    return _dot(_flat(conj_if_complex(a)), _flat(b))
 
 
 # -- Einsum -------------------------------------------------------------------------------------
@@ -496,7 +506,7 @@ class Einsum(Op):
         diagonal, where operand k was read.
         """
         terms = [self.output_term] + [t for j, t in enumerate(self.input_terms) if j != k]
-        operands = [gz] + [x for j, x in enumerate(inputs) if j != k]
+        operands = [gz] + [conj_if_complex(x) for j, x in enumerate(inputs) if j != k]
         target = self.input_terms[k]
         if not set(target) <= set("".join(terms)):
             terms.append(target)

@@ -289,7 +289,7 @@ register(
         ),
         FLOAT_DTYPES,
         op_class=la.Eig,
-        grad=False,  # grad_not_implemented: complex outputs of a real input (see Eig.L_op)
+        grad=False,  # complex outputs: gradients are checked in tests/tensor/linalg/test_complex.py
         rtol=1e-5,
     ),
     OpInfo(

@@ -106,7 +106,7 @@ register(
         FLOAT_DTYPES,
         op_class=PRODUCT_OPS,
     ),
-    OpInfo("outer", pt.outer, np.outer, _outer_samples, FLOAT_DTYPES, op_class=pt.Elemwise),
+    OpInfo("outer", pt.outer, np.outer, _outer_samples, FLOAT_DTYPES, op_class=pt.Reshape),
     OpInfo("vdot", pt.vdot, np.vdot, _vdot_samples, FLOAT_DTYPES, op_class=PRODUCT_OPS),
     OpInfo("einsum", pt.einsum, np.einsum, _einsum_samples, FLOAT_DTYPES, op_class=pt.Einsum),
     OpInfo(

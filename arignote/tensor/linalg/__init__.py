@@ -2,7 +2,8 @@
 
 ``arignote.tensor.linalg`` (also ``pt.linalg``) gathers the ``numpy.linalg`` and
 ``scipy.linalg`` functions: inverses and determinants, linear systems, decompositions, least
-squares, norms and matrix functions. Each family lives in its own module.
+squares, norms and matrix functions. Each family lives in its own module. These names live
+only in this namespace (``pt.linalg.norm``), not in ``arignote.tensor`` itself, as in NumPy.
 """
 
 from arignote.tensor.linalg.decompositions import *
@@ -12,30 +13,3 @@ from arignote.tensor.linalg.misc import *
 from arignote.tensor.linalg.norms import *
 from arignote.tensor.linalg.solve import *
 from arignote.tensor.products import matmul, outer, tensordot
-
-__all__ = sorted(
-    [
-        "cho_solve",
-        "cholesky",
-        "det",
-        "eig",
-        "eigh",
-        "eigvalsh",
-        "expm",
-        "inv",
-        "kron",
-        "block_diag",
-        "lstsq",
-        "matmul",
-        "matrix_power",
-        "norm",
-        "outer",
-        "pinv",
-        "qr",
-        "slogdet",
-        "solve",
-        "solve_triangular",
-        "svd",
-        "tensordot",
-    ]
-)

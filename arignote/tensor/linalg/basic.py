@@ -16,12 +16,18 @@ from arignote.graph.basic import Apply, Variable
 from arignote.graph.op import Op
 from arignote.scalar.basic import upcast
 from arignote.tensor.basic import as_tensor_variable
-from arignote.tensor.math import cast, ones_like
-from arignote.tensor.products import Einsum, matrix_transpose
+from arignote.tensor.math import cast, ones_like, real
+from arignote.tensor.products import Einsum, adjoint, matrix_transpose
 
 INEXACT_DTYPES = ("float32", "float64", "complex64", "complex128")
+COMPLEX_DTYPES = ("complex64", "complex128")
 
 mT = matrix_transpose
+mH = adjoint
+
+
+def is_complex(x: Variable) -> bool:
+    return x.type.dtype in COMPLEX_DTYPES
 
 
 def linalg_dtype(*dtypes: str, what: str = "linalg") -> str:
@@ -153,17 +159,25 @@ def triangle(x: Variable, lower: bool, k: int = 0) -> Variable:
     return tril(x, -k) if lower else triu(x, k)
 
 
-def symmetric_from_triangle(x: Variable, lower: bool) -> Variable:
-    """The symmetric matrices whose ``lower`` (or upper) triangle is that of ``x``.
+def symmetric_from_triangle(x: Variable, lower: bool, hermitian: bool = True) -> Variable:
+    """The symmetric (Hermitian) matrices whose ``lower`` (or upper) triangle is that of ``x``.
 
     This is the matrix routines reading one triangle (Cholesky, ``eigh``, ...) actually see,
     and differentiating through it gives the gradient with respect to that triangle only.
+    ``hermitian=False`` makes complex matrices symmetric instead of Hermitian. LAPACK's
+    Hermitian routines ignore the imaginary parts of the diagonal, and so does this.
     """
-    return triangle(x, lower) + mT(triangle(x, lower, 1))
+    strict = triangle(x, lower, 1)
+    if hermitian and is_complex(x):
+        return strict + mH(strict) + diag_embed(real(diagonal(x)))
+    return triangle(x, lower) + mT(strict)
 
 
-def fold_to_triangle(g: Variable, lower: bool) -> Variable:
-    """The adjoint of :func:`symmetric_from_triangle`: ``tril(g) + tril(g^T, -1)`` (or upper)."""
+def fold_to_triangle(g: Variable, lower: bool, hermitian: bool = True) -> Variable:
+    """The adjoint of :func:`symmetric_from_triangle`: ``tril(g) + tril(g^H, -1)`` (or upper,
+    with only the real part of the diagonal for complex Hermitian matrices)."""
+    if hermitian and is_complex(g):
+        return triangle(g, lower, 1) + triangle(mH(g), lower, 1) + diag_embed(real(diagonal(g)))
     return triangle(g, lower) + triangle(mT(g), lower, 1)
 
 

@@ -24,8 +24,10 @@ from arignote.tensor.linalg.basic import (
     diag_embed,
     diagonal,
     fold_to_triangle,
+    is_complex,
     matrix_input,
     matrix_row,
+    mH,
     mT,
     off_diagonal_inverse,
     pairwise_gaps,
@@ -36,11 +38,21 @@ from arignote.tensor.linalg.basic import (
 )
 from arignote.tensor.linalg.inverse import MatrixInverse, square_shape
 from arignote.tensor.linalg.solve import SolveTriangular
-from arignote.tensor.math import minimum
+from arignote.tensor.math import minimum, real
 from arignote.tensor.products import Einsum, matmul
 from arignote.tensor.type import tensor_type
 
 _inv = MatrixInverse()
+
+
+_REAL_ONLY = "The derivative is implemented for real matrices only."
+
+
+def _complex_not_implemented(op: Op, x: Variable, n_outputs: int = 1) -> list | None:
+    """``grad_not_implemented`` results for a complex ``x``, None for a real one."""
+    if not is_complex(x):
+        return None
+    return [grad_not_implemented(op, 0, x, _REAL_ONLY)] * n_outputs
 
 
 def _phi(x: Variable) -> Variable:
@@ -82,6 +94,9 @@ class Cholesky(Op):
         return [input_shapes[0]]
 
     def L_op(self, inputs, outputs, output_grads):
+        refused = _complex_not_implemented(self, inputs[0])
+        if refused:
+            return refused
         (factor,), (g_factor,) = outputs, output_grads
         lower_factor = factor if self.lower else mT(factor)
         g_lower = g_factor if self.lower else mT(g_factor)
@@ -95,6 +110,9 @@ class Cholesky(Op):
         (x,), (ev,) = inputs, eval_points
         if ev is None:
             return [None]
+        refused = _complex_not_implemented(self, x)
+        if refused:
+            return refused
         factor = self(x)
         lower_factor = factor if self.lower else mT(factor)
         d_s = symmetric_from_triangle(ev, self.lower)
@@ -185,6 +203,9 @@ class Eigh(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,) = inputs
+        refused = _complex_not_implemented(self, x)
+        if refused:
+            return refused
         w = outputs[0]
         v = outputs[1] if self.compute_v else Eigh(self.uplo)(x)[1]
         g_w = output_grads[0]
@@ -203,6 +224,9 @@ class Eigh(Op):
         (x,), (ev,) = inputs, eval_points
         if ev is None:
             return [None] * len(self.make_node(x).outputs)
+        refused = _complex_not_implemented(self, x, len(self.make_node(x).outputs))
+        if refused:
+            return refused
         w, v = Eigh(self.uplo)(x)
         # dw = diag(V^T dS V); dV = V (F o (V^T dS V))
         projected = matmul(matmul(mT(v), symmetric_from_triangle(ev, self._lower)), v)
@@ -232,13 +256,18 @@ def eigvalsh(a: Any, UPLO: str = "L") -> Variable:
 
 
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
+_EIGENVECTOR_GAUGE = (
+    "The eigenvectors of a general matrix are normalised by LAPACK (unit norm, largest "
+    "component real); the derivative of that normalisation is not implemented."
+)
 
 
 class Eig(Op):
     """Eigenvalues and right eigenvectors of general square matrices (``numpy.linalg.eig``).
 
     The outputs are always complex (NumPy returns real arrays when every eigenvalue happens to
-    be real; here the dtype does not depend on the values).
+    be real; here the dtype does not depend on the values). Only the eigenvalues are
+    differentiated, and only where they are distinct.
     """
 
     __props__ = ()
@@ -261,17 +290,14 @@ class Eig(Op):
         return [tuple(shape[:-1]), tuple(shape)]
 
     def L_op(self, inputs, outputs, output_grads):
-        (x,) = inputs
-        return [
-            grad_not_implemented(
-                self,
-                0,
-                x,
-                "The outputs are complex for a real input: their cotangents need a convention "
-                "for complex gradients of real inputs, and the eigenvectors' phase is fixed by "
-                "LAPACK's normalisation, whose derivative is not modelled.",
-            )
-        ]
+        (x,), (_, v), (g_w, g_v) = inputs, outputs, output_grads
+        if not is_disconnected(g_v):
+            return [grad_not_implemented(self, 0, x, _EIGENVECTOR_GAUGE)]
+        if is_disconnected(g_w):
+            return [x.zeros_like()]
+        # dw = diag(V^-1 dA V), so gA = V^-H diag(gw) V^H (its real part for a real A)
+        g_x = matmul(matmul(mH(_inv(v)), diag_embed(g_w)), mH(v))
+        return [g_x if is_complex(x) else real(g_x)]
 
     def R_op(self, inputs, eval_points):
         (x,), (ev,) = inputs, eval_points
@@ -281,7 +307,7 @@ class Eig(Op):
         # dw = diag(V^-1 dA V) (first-order perturbation with left eigenvectors V^-1)
         b = "abcdefghklmnopqrstuvwxyz"[: x.type.ndim - 2]
         d_w = Einsum(f"{b}ij,{b}jk,{b}ki->{b}i")(_inv(v), ev, v)
-        d_v = grad_not_implemented(self, 0, x, "The tangent of the eigenvectors is not modelled.")
+        d_v = grad_not_implemented(self, 0, x, _EIGENVECTOR_GAUGE)
         return [d_w, d_v]
 
 
@@ -363,6 +389,9 @@ class SVD(Op):
                     "non-square matrix are not unique; use full_matrices=False.",
                 )
             ]
+        refused = _complex_not_implemented(self, x)
+        if refused:
+            return refused
         u, s, vh = outputs
         return [_townsend_grad(u, s, vh, g_u, g_s, g_vh)]
 
@@ -373,10 +402,15 @@ class SVD(Op):
         thin = not (self.full_matrices and self.compute_uv) or _statically_non_square(x)
         # with full_matrices, unknown lengths are taken as square (else diagonal() fails)
         u, s, vh = SVD(full_matrices=not thin)(x)
-        projected = matmul(matmul(mT(u), ev), mT(vh))  # dP = U^T dA V
+        projected = matmul(matmul(mH(u), ev), mH(vh))  # dP = U^H dA V
         d_s = diagonal(projected)
+        if is_complex(x):
+            d_s = real(d_s)  # singular values are real: dS = Re diag(U^H dA V)
         if not self.compute_uv:
             return [d_s]
+        if is_complex(x):
+            refused = grad_not_implemented(self, 0, x, _REAL_ONLY)
+            return [refused, d_s, refused]
         if self.full_matrices and thin:
             undefined = grad_undefined(self, 0, x, "The extra singular vectors are not unique.")
             return [undefined, d_s, undefined]
@@ -399,7 +433,7 @@ def _symbolic_min(x: Variable, m: Any, n: Any) -> Any:
 
 
 def singular_value_grad(x: Variable, g_s: Variable) -> Variable:
-    """gA = U diag(gS) Vh with the thin factors (dS = diag(U^T dA V))."""
+    """gA = U diag(gS) Vh with the thin factors (dS = Re diag(U^H dA V))."""
     u, _, vh = SVD(full_matrices=False)(x)
     return matmul(u * matrix_row(g_s), vh)
 
@@ -536,6 +570,8 @@ class QR(Op):
 
     def _no_grad_reason(self, x: Variable) -> str:
         m, n = x.type.shape[-2:]
+        if is_complex(x):
+            return _REAL_ONLY
         if self.mode == "raw":
             return "The Householder form of mode='raw' is not differentiated."
         if self.mode == "complete" and _statically_non_square(x):

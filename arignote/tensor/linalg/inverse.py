@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from arignote.graph.basic import Apply, Variable
-from arignote.graph.grad_types import is_disconnected
+from arignote.graph.grad_types import grad_not_implemented, is_disconnected
 from arignote.graph.op import Op
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.linalg.basic import (
@@ -21,13 +21,14 @@ from arignote.tensor.linalg.basic import (
     check_square,
     check_square_value,
     identity_like,
-    mT,
+    is_complex,
+    mH,
     real_dtype,
     scalar_per_matrix,
     square_input,
 )
 from arignote.tensor.math import cast
-from arignote.tensor.products import Einsum, matmul
+from arignote.tensor.products import Einsum, conj_if_complex, matmul
 from arignote.tensor.type import tensor_type
 
 
@@ -63,8 +64,8 @@ class MatrixInverse(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         (y,), (gy,) = outputs, output_grads
-        # dY = -Y dA Y, so gA = -Y^T gY Y^T
-        return [-matmul(matmul(mT(y), gy), mT(y))]
+        # dY = -Y dA Y, so gA = -Y^H gY Y^H
+        return [-matmul(matmul(mH(y), gy), mH(y))]
 
     def R_op(self, inputs, eval_points):
         (x,), (ev,) = inputs, eval_points
@@ -104,8 +105,8 @@ class Det(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (d,), (gd,) = inputs, outputs, output_grads
-        # Jacobi: d det = det tr(A^-1 dA), so gA = gd det A^-T
-        return [scalar_per_matrix(gd * d) * mT(_inv(x))]
+        # Jacobi: d det = det tr(A^-1 dA), so gA = gd conj(det) A^-H
+        return [scalar_per_matrix(gd * conj_if_complex(d)) * mH(_inv(x))]
 
     def R_op(self, inputs, eval_points):
         (x,), (ev,) = inputs, eval_points
@@ -149,11 +150,15 @@ class SlogDet(Op):
         return [batch, batch]
 
     def L_op(self, inputs, outputs, output_grads):
-        (x,), (_, g_log) = inputs, output_grads
+        (x,), (g_sign, g_log) = inputs, output_grads
+        if is_complex(x) and not is_disconnected(g_sign):
+            # the sign of a complex determinant is a phase that moves with the matrix
+            reason = "The derivative of the phase of a complex determinant is not implemented."
+            return [grad_not_implemented(self, 0, x, reason)]
         if is_disconnected(g_log):
             return [x.zeros_like()]
-        # d log|det A| = tr(A^-1 dA), so gA = g A^-T
-        return [scalar_per_matrix(g_log) * mT(_inv(x))]
+        # d log|det A| = Re tr(A^-1 dA), so gA = g A^-H
+        return [scalar_per_matrix(g_log) * mH(_inv(x))]
 
     def R_op(self, inputs, eval_points):
         (x,), (ev,) = inputs, eval_points

@@ -21,15 +21,16 @@ from arignote.tensor.linalg.basic import (
     as_matrices,
     batch_of,
     check_inexact,
+    is_complex,
     linalg_dtype,
     matrix_input,
-    mT,
+    mH,
     real_dtype,
     symmetric_from_triangle,
 )
 from arignote.tensor.linalg.decompositions import SVD, min_length, singular_value_grad
-from arignote.tensor.math import cast, minimum
-from arignote.tensor.products import Einsum, matmul, outer
+from arignote.tensor.math import cast, minimum, real
+from arignote.tensor.products import Einsum, conj_if_complex, matmul, outer
 from arignote.tensor.type import tensor_type
 
 _UNSET = object()
@@ -75,26 +76,26 @@ class MatrixPinv(Op):
         if ev is None:
             return [None]
         p = self(x)
-        evt = mT(ev)
+        evt = mH(ev)
         first = -matmul(matmul(p, ev), p)
-        # A+ A+^T dA^T (I - A A+)
-        second = matmul(matmul(p, mT(p)), evt - matmul(matmul(evt, x), p))
-        # (I - A+ A) dA^T A+^T A+
-        third = matmul(evt - matmul(p, matmul(x, evt)), matmul(mT(p), p))
+        # A+ A+^H dA^H (I - A A+)
+        second = matmul(matmul(p, mH(p)), evt - matmul(matmul(evt, x), p))
+        # (I - A+ A) dA^H A+^H A+
+        third = matmul(evt - matmul(p, matmul(x, evt)), matmul(mH(p), p))
         return [first + second + third]
 
 
 def pinv_vjp(a: Variable, p: Variable, g: Variable) -> Variable:
     """The gradient with respect to ``a`` of ``<g, pinv(a)>``, given ``p = pinv(a)``.
 
-    The adjoint of the Golub-Pereyra derivative:
-    gA = -A+^T G A+^T + (I - A A+) G^T A+ A+^T + A+^T A+ G^T (I - A+ A).
+    The adjoint of the Golub-Pereyra derivative (conjugate transposes for complex matrices):
+    gA = -A+^H G A+^H + (I - A A+) G^H A+ A+^H + A+^H A+ G^H (I - A+ A).
     """
-    gt = mT(g)
-    first = -matmul(matmul(mT(p), g), mT(p))
-    x2 = matmul(gt, matmul(p, mT(p)))
+    gt = mH(g)
+    first = -matmul(matmul(mH(p), g), mH(p))
+    x2 = matmul(gt, matmul(p, mH(p)))
     second = x2 - matmul(a, matmul(p, x2))
-    x3 = matmul(matmul(mT(p), p), gt)
+    x3 = matmul(matmul(mH(p), p), gt)
     third = x3 - matmul(matmul(x3, p), a)
     return first + second + third
 
@@ -194,8 +195,8 @@ class Lstsq(Op):
         if not is_disconnected(g_x):
             # x = A+ b: gb = A+^T gx, and gA from the pinv derivative with G = gx b^T
             p = MatrixPinv(self.rcond)(a)
-            g_b = matmul(mT(p), g_x)
-            g_p = outer(g_x, b) if b.type.ndim == 1 else matmul(g_x, mT(b))
+            g_b = matmul(mH(p), g_x)
+            g_p = outer(g_x, conj_if_complex(b)) if b.type.ndim == 1 else matmul(g_x, mH(b))
             g_a = pinv_vjp(a, p, g_p)
         if not is_disconnected(g_s):
             g_a = g_a + singular_value_grad(a, g_s)
@@ -219,7 +220,8 @@ class Lstsq(Op):
         d_s = None
         if ea is not None:
             u, _, vh = SVD(full_matrices=False)(a)
-            d_s = Einsum("ij,ik,jk->k")(ea, u, vh.T)  # diag(U^T dA V)
+            d_s = Einsum("ij,ik,kj->k")(ea, conj_if_complex(u), conj_if_complex(vh))
+            d_s = real(d_s) if is_complex(a) else d_s  # Re diag(U^H dA V)
         return [d_x, d_res, None, d_s]
 
     def connection_pattern(self, node):

@@ -16,7 +16,7 @@ from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.linalg.basic import (
     as_matrices,
     check_square_value,
-    mT,
+    mH,
     square_input,
 )
 from arignote.tensor.linalg.inverse import square_shape
@@ -93,8 +93,8 @@ class Expm(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (g,) = inputs, output_grads
-        # <G, L(A, E)> = <L(A^T, G), E> for the Frechet derivative L of expm
-        return [ExpmFrechet()(mT(x), g)]
+        # Re<G, L(A, E)> = Re<L(A^H, G), E> for the Frechet derivative L of expm
+        return [ExpmFrechet()(mH(x), g)]
 
     def R_op(self, inputs, eval_points):
         (x,), (ev,) = inputs, eval_points
@@ -130,8 +130,8 @@ class ExpmFrechet(Op):
     def L_op(self, inputs, outputs, output_grads):
         a, (g,) = inputs[0], output_grads
         reason = "The second derivative of the matrix exponential is not implemented."
-        # linear in E: the adjoint is the derivative at A^T
-        return [grad_not_implemented(self, 0, a, reason), self(mT(a), g)]
+        # linear in E: the adjoint is the derivative at A^H
+        return [grad_not_implemented(self, 0, a, reason), self(mH(a), g)]
 
     def R_op(self, inputs, eval_points):
         (a, _), (ea, ee) = inputs, eval_points

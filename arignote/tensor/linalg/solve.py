@@ -23,14 +23,16 @@ from arignote.tensor.linalg.basic import (
     check_inexact,
     check_square,
     drop_last,
+    is_complex,
     linalg_dtype,
     matrix_column,
+    mH,
     mT,
     symmetric_from_triangle,
     triangle,
 )
 from arignote.tensor.math import cast
-from arignote.tensor.products import matmul, sum_to_type
+from arignote.tensor.products import conj_if_complex, matmul, sum_to_type
 from arignote.tensor.type import tensor_type
 
 
@@ -38,7 +40,7 @@ class SolveBase(Op):
     """``X`` solving ``op(A) X = B``: common type checks, shapes and batch handling.
 
     Subclasses define ``_solve(a, b)`` (NumPy/SciPy on values whose batch dimensions
-    broadcast), ``_adjoint_solve(a, gx)`` (``op(A)^-T gX``), ``_matrix_grad(a, x, gb)`` (the
+    broadcast), ``_adjoint_solve(a, gx)`` (``op(A)^-H gX``), ``_matrix_grad(a, x, gb)`` (the
     gradient with respect to ``A`` given ``gB``) and ``_tangent_matrix(ea)`` (the tangent of
     ``op(A)`` for a tangent ``ea`` of ``A``).
     """
@@ -87,7 +89,7 @@ class SolveBase(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         (a, b), (x,), (gx,) = inputs, outputs, output_grads
-        gb_full = self._adjoint_solve(a, gx)  # gB = op(A)^-T gX
+        gb_full = self._adjoint_solve(a, gx)  # gB = op(A)^-H gX
         ga_full = self._matrix_grad(a, x, gb_full)
         return [sum_to_type(ga_full, a), sum_to_type(gb_full, b)]
 
@@ -126,10 +128,10 @@ class Solve(SolveBase):
         return scipy.linalg.solve(a, b, assume_a=self.assume_a)
 
     def _adjoint_solve(self, a, gx):
-        return self(mT(a), gx)
+        return self(mH(a), gx)
 
     def _matrix_grad(self, a, x, gb):
-        return -matmul(gb, mT(x))
+        return -matmul(gb, mH(x))
 
     def _tangent_matrix(self, ea):
         return ea
@@ -223,7 +225,7 @@ def solve(
     a, b = _solve_inputs(a, b, "solve")
     kind = _ASSUME_A[assume_a]
     if kind != "gen":
-        a = symmetric_from_triangle(a, lower)
+        a = symmetric_from_triangle(a, lower, hermitian=kind != "sym")
     elif transposed:
         a = mT(a)
     a, b, vector = _right_hand_sides(a, b, b_ndim, "solve")
@@ -250,22 +252,24 @@ class SolveTriangular(SolveBase):
             a, b, trans=self.trans, lower=self.lower, unit_diagonal=self.unit_diagonal
         )
 
-    @property
-    def _transposes(self) -> bool:
-        return self.trans != 0
+    def _op(self, t: Variable) -> Variable:
+        """op(T): T, T^T or T^H by ``trans``."""
+        return (t, mT(t), mH(t))[self.trans]
 
     def _adjoint_solve(self, a, gx):
-        flipped = SolveTriangular(self.lower, 0 if self._transposes else 1, self.unit_diagonal)
+        # op(T)^-H gX: T^-H (trans 2) for T, T^-1 for T^H, conj(T^-1 conj(gX)) for T^T
+        if self.trans == 1 and is_complex(a):
+            plain = SolveTriangular(self.lower, 0, self.unit_diagonal)
+            return conj_if_complex(plain(a, conj_if_complex(gx)))
+        flipped = SolveTriangular(self.lower, 2 if self.trans == 0 else 0, self.unit_diagonal)
         return flipped(a, gx)
 
     def _matrix_grad(self, a, x, gb):
-        g_op_t = -matmul(gb, mT(x))  # gradient with respect to op(T)
-        g_t = mT(g_op_t) if self._transposes else g_op_t
-        return triangle(g_t, self.lower, 1 if self.unit_diagonal else 0)
+        g_op_t = -matmul(gb, mH(x))  # gradient with respect to op(T)
+        return triangle(self._op(g_op_t), self.lower, 1 if self.unit_diagonal else 0)
 
     def _tangent_matrix(self, ea):
-        dt = triangle(ea, self.lower, 1 if self.unit_diagonal else 0)
-        return mT(dt) if self._transposes else dt
+        return self._op(triangle(ea, self.lower, 1 if self.unit_diagonal else 0))
 
 
 def _normalize_trans(trans: Any) -> int:
@@ -323,13 +327,13 @@ class ChoSolve(SolveBase):
         return scipy.linalg.cho_solve((a, self.lower), b)
 
     def _adjoint_solve(self, a, gx):
-        return self(a, gx)  # the system matrix is symmetric
+        return self(a, gx)  # the system matrix is Hermitian
 
     def _matrix_grad(self, a, x, gb):
-        # With S = C C^T (lower) and gS = -gB X^T: dS = dC C^T + C dC^T, so
-        # gC = tril((gS + gS^T) C); for S = C^T C (upper), gC = triu(C (gS + gS^T)).
-        g_s = -matmul(gb, mT(x))
-        g_sym = g_s + mT(g_s)
+        # With S = C C^H (lower) and gS = -gB X^H: dS = dC C^H + C dC^H, so
+        # gC = tril((gS + gS^H) C); for S = C^H C (upper), gC = triu(C (gS + gS^H)).
+        g_s = -matmul(gb, mH(x))
+        g_sym = g_s + mH(g_s)
         factor = triangle(a, self.lower)
         g_c = matmul(g_sym, factor) if self.lower else matmul(factor, g_sym)
         return triangle(g_c, self.lower)
@@ -343,9 +347,9 @@ class ChoSolve(SolveBase):
         if ec is not None:
             factor, d_factor = triangle(c, self.lower), triangle(ec, self.lower)
             if self.lower:
-                d_s = matmul(d_factor, mT(factor)) + matmul(factor, mT(d_factor))
+                d_s = matmul(d_factor, mH(factor)) + matmul(factor, mH(d_factor))
             else:
-                d_s = matmul(mT(d_factor), factor) + matmul(mT(factor), d_factor)
+                d_s = matmul(mH(d_factor), factor) + matmul(mH(factor), d_factor)
             change = matmul(d_s, x)
             rhs = -change if rhs is None else rhs - change
         return [self(c, rhs)]
