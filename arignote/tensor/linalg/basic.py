@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from arignote.graph.basic import Apply, Variable
+from arignote.graph.basic import Variable
 from arignote.graph.op import Op
 from arignote.scalar.basic import upcast
 from arignote.tensor.basic import as_tensor_variable
+from arignote.tensor.extra_ops import tril, triu
 from arignote.tensor.math import cast, ones_like, real
 from arignote.tensor.products import Einsum, adjoint, matrix_transpose
 
@@ -107,55 +108,9 @@ def batch_of(x: Variable, core: int = 2) -> tuple:
     return x.type.shape[: x.type.ndim - core]
 
 
-class TriangularPart(Op):
-    """The lower (``np.tril``) or upper (``np.triu``) triangle of the last two dimensions.
-
-    ``k`` shifts the diagonal as in NumPy: ``TriangularPart(True, -1)`` keeps the strictly lower
-    triangle. The op is a mask, so it is its own adjoint.
-    """
-
-    __props__ = ("lower", "k")
-
-    def __init__(self, lower: bool = True, k: int = 0) -> None:
-        self.lower = bool(lower)
-        self.k = int(k)
-
-    def make_node(self, x):
-        x = as_tensor_variable(x)
-        if x.type.ndim < 2:
-            raise ValueError(f"{self} needs at least 2 dimensions, got {x.type}")
-        return Apply(self, [x], [x.type()])
-
-    def perform(self, node, inputs, output_storage):
-        (x,) = inputs
-        output_storage[0][0] = np.tril(x, self.k) if self.lower else np.triu(x, self.k)
-
-    def infer_shape(self, fgraph, node, input_shapes):
-        return [input_shapes[0]]
-
-    def grad(self, inputs, output_grads):
-        return [self(output_grads[0])]  # a mask is self-adjoint
-
-    def R_op(self, inputs, eval_points):
-        return [None if eval_points[0] is None else self(eval_points[0])]
-
-    def __str__(self) -> str:
-        name = "Tril" if self.lower else "Triu"
-        return name if self.k == 0 else f"{name}{{k={self.k}}}"
-
-
-def tril(x: Any, k: int = 0) -> Variable:
-    """The lower triangle of the matrices of ``x`` (``np.tril``)."""
-    return TriangularPart(True, k)(x)
-
-
-def triu(x: Any, k: int = 0) -> Variable:
-    """The upper triangle of the matrices of ``x`` (``np.triu``)."""
-    return TriangularPart(False, k)(x)
-
-
 def triangle(x: Variable, lower: bool, k: int = 0) -> Variable:
-    """The lower or upper triangle, ``k`` diagonals into the strict part (k >= 0)."""
+    """The lower or upper triangle of the matrices of ``x``, ``k`` diagonals into the strict
+    part (k >= 0): ``tril(x, -k)`` or ``triu(x, k)``."""
     return tril(x, -k) if lower else triu(x, k)
 
 

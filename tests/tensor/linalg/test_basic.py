@@ -12,7 +12,6 @@ import arignote
 import arignote.tensor as pt
 import arignote.tensor.linalg as linalg_module
 from arignote.tensor.linalg.basic import (
-    TriangularPart,
     diag_embed,
     diagonal,
     fold_to_triangle,
@@ -21,7 +20,7 @@ from arignote.tensor.linalg.basic import (
     symmetric_from_triangle,
     trace,
 )
-from arignote.testing import InferShapeTester, verify_grad
+from arignote.testing import InferShapeTester
 
 PUBLIC_LINALG = [
     "block_diag",
@@ -80,16 +79,6 @@ def test_linalg_dtype_refuses_float16():
         pt.linalg.inv(pt.matrix(dtype="float16"))
 
 
-@pytest.mark.parametrize(("lower", "k"), [(True, 0), (True, -1), (False, 0), (False, 2)])
-def test_TriangularPart_matches_numpy(rng, lower, k):
-    x = pt.tensor3()
-    value = rng.normal(size=(2, 3, 4))
-    result = arignote.function([x], TriangularPart(lower, k)(x))(value)
-    expected = np.tril(value, k) if lower else np.triu(value, k)
-    np.testing.assert_array_equal(result, expected)
-    verify_grad(TriangularPart(lower, k), [value], rng=rng)
-
-
 def test_symmetric_from_triangle_and_its_adjoint(rng):
     value = rng.normal(size=(4, 4))
     x = pt.matrix()
@@ -116,8 +105,6 @@ def test_diagonal_trace_identity(rng):
 
 # Ops that the op database only meets inside gradient graphs get the contract checks here.
 GRADIENT_OPS = [
-    (TriangularPart(True, -1), [(2, 3, 4)]),
-    (TriangularPart(False, 1), [(3, 5)]),
     (pt.linalg.ExpmFrechet(), [(3, 3), (3, 3)]),
     (pt.linalg.DiagonalBlocks(2), [(5, 7), (2, 3), (3, 4)]),
     (pt.Einsum("i->ii"), [(3,)]),
