@@ -298,18 +298,19 @@ class _Emitter:
             self.full.update(outs)
         reuse = self.buffered and full and len(outs) == 1 and _writes_own_dtype(node)
         if reuse:
-            self._emit_ufunc(fn, args, outs[0], node.outputs[0].type.dtype)
+            self._emit_ufunc(node, fn, args, outs[0])
         elif len(outs) == 1 and _is_plain_ufunc(node.op) and len(args) > node.op.nfunc.nin:
             self._emit_fold(fn, args, outs[0])
         else:
             self.lines.append(f"{', '.join(outs)} = {fn}({', '.join(args)})")
         self._release(position, node)
 
-    def _emit_ufunc(self, fn: str, args: list[str], out: str, dtype: str) -> None:
-        pool = self.free.get(dtype)
+    def _emit_ufunc(self, node: Apply, fn: str, args: list[str], out: str) -> None:
+        pool = self.free.get(node.outputs[0].type.dtype)
         buffer = f", out={pool.pop()}" if pool else ""
-        self.lines.append(f"{out} = {fn}({', '.join(args[:2])}{buffer})")
-        for arg in args[2:]:  # a variadic op: the left fold NumPy gives it, in one buffer
+        nin = node.op.nfunc.nin
+        self.lines.append(f"{out} = {fn}({', '.join(args[:nin])}{buffer})")
+        for arg in args[nin:]:  # a variadic op: the left fold NumPy gives it, in one buffer
             self.lines.append(f"{out} = {fn}({out}, {arg}, out={out})")
         self.owned.add(out)
 

@@ -21,6 +21,7 @@ from arignote.tensor.basic import (
     scalar_from_tensor,
     tensor_from_scalar,
 )
+from arignote.tensor.blas import *
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from arignote.tensor.extra_ops import *
 from arignote.tensor.indexing_ops import *

@@ -74,11 +74,24 @@ class _Groups:
         self.of_node[node] = g
         return g
 
+    def dep_of(self, var: Variable, dep: dict) -> int:
+        """The groups ``var`` depends on. A value computed in a group depends on everything the
+        group's inputs depend on, as it stands now: after fusion it comes out of one node."""
+        g = self.group_of(var.owner)
+        if g is None:
+            return dep.get(var, 0)
+        return self.mask[g] | self.ext[g]
+
+    def dissolve(self, g: int) -> None:
+        """Give up fusing group ``g``: its nodes stay as they are."""
+        for node in self.members.pop(g):
+            del self.of_node[node]
+
     def can_join(self, groups: list[int], outside: list[Variable], dep: dict) -> bool:
         union = 0
         for g in groups:
             union |= self.mask[g]
-        if any(dep.get(v, 0) & union for v in outside):
+        if any(self.dep_of(v, dep) & union for v in outside):
             return False  # an input of the node comes back from the group through other nodes
         # masks of distinct groups are disjoint: ``union & ~mask[a]`` is "the other groups"
         return not any(self.ext[a] & union & ~self.mask[a] for a in groups)
@@ -91,7 +104,7 @@ class _Groups:
             self.ext[root] |= self.ext[g]
             self.members[root].extend(self.members.pop(g))
         for v in outside:
-            self.ext[root] |= dep.get(v, 0)
+            self.ext[root] |= self.dep_of(v, dep)
         self.members[root].append(node)
         self.of_node[node] = root
         return root
@@ -106,12 +119,13 @@ def find_fusion_groups(fgraph: Any) -> list[list[Apply]]:
     for node in order:
         in_dep = 0
         for inp in node.inputs:
-            in_dep |= dep.get(inp, 0)
-        own = 0
+            in_dep |= groups.dep_of(inp, dep)
         if _fusable(node):
-            own = groups.mask[_place(groups, node, dep, in_dep)]
-        for out in node.outputs:
-            dep[out] = in_dep | own
+            _place(groups, node, dep, in_dep)
+        else:
+            for out in node.outputs:
+                dep[out] = in_dep
+    _break_cycles(groups, order)
     return [sorted(m, key=position.__getitem__) for m in groups.members.values() if len(m) > 1]
 
 
@@ -134,6 +148,46 @@ def _place(groups: _Groups, node: Apply, dep: dict, in_dep: int) -> int:
         if groups.can_join(chosen, outside, dep):
             return groups.join(node, chosen, outside, dep)
     return groups.new(node, in_dep)
+
+
+def _break_cycles(groups: _Groups, order: list[Apply], max_rounds: int = 20) -> None:
+    """Dissolve groups until contracting every group into one node leaves the graph acyclic.
+
+    The dependency sets above are exact for the groups as they stood when each node was
+    placed; a group growing later can still close a cycle through other groups. This final
+    check (a topological sort of the contracted graph) makes fusion safe whatever happened.
+    """
+    for round_ in range(max_rounds + 1):
+        stuck = _cyclic_groups(groups, order)
+        if not stuck:
+            return
+        victims = (
+            stuck if round_ == max_rounds else [max(stuck, key=lambda g: len(groups.members[g]))]
+        )
+        for g in victims:
+            groups.dissolve(g)
+
+
+def _cyclic_groups(groups: _Groups, order: list[Apply]) -> list[int]:
+    """Groups left over by a topological sort of the contracted graph (empty when acyclic)."""
+    key = {node: groups.group_of(node) if node in groups.of_node else node for node in order}
+    edges: dict[Any, set] = {}
+    indegree: dict[Any, int] = dict.fromkeys(key.values(), 0)
+    for node in order:
+        target = key[node]
+        for inp in node.inputs:
+            source = key.get(inp.owner)
+            if source is None or source == target or target in edges.setdefault(source, set()):
+                continue
+            edges[source].add(target)
+            indegree[target] += 1
+    ready = [k for k, d in indegree.items() if d == 0]
+    while ready:
+        for target in edges.get(ready.pop(), ()):
+            indegree[target] -= 1
+            if indegree[target] == 0:
+                ready.append(target)
+    return [k for k, d in indegree.items() if d > 0 and isinstance(k, int)]
 
 
 def _scalar_value(var: Variable) -> Any:

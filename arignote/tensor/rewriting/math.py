@@ -15,6 +15,7 @@ from arignote.graph.basic import Constant, Variable
 from arignote.graph.rewriting.basic import copy_stack_trace, node_rewriter
 from arignote.graph.rewriting.db import register_rewrite
 from arignote.graph.rewriting.pattern import pattern_vars, register_patterns
+from arignote.scalar.basic import discrete_dtypes
 from arignote.tensor.basic import constant
 from arignote.tensor.elemwise import Elemwise
 from arignote.tensor.math import (
@@ -40,6 +41,10 @@ from arignote.tensor.math import (
 from arignote.tensor.rewriting.basic import broadcast_like, scalar_constant, single_client
 
 x, y = pattern_vars("x y")
+
+
+def _is_discrete(x: Variable, **_) -> bool:
+    return x.type.dtype in discrete_dtypes
 
 
 def _is_float(var: Variable) -> bool:
@@ -68,7 +73,7 @@ CANONICALIZE_ALGEBRA = [
     ((mul, (neg, x), (neg, y)), (mul, x, y)),  # -x * -y -> x * y
     ((true_div, (neg, x), (neg, y)), (true_div, x, y)),  # -x / -y -> x / y
     ((sub, (add, x, y), y), x),  # (x + y) - y -> x
-    ((sub, x, x), 0),  # x - x -> 0
+    ((sub, x, x), 0, {"constraint": _is_discrete}),  # x - x -> 0 for integers
     ((pow, x, 1), x),  # x ** 1 -> x
     ((pow, x, 0), 1),  # x ** 0 -> 1  (also for x = 0 and x = nan, as in NumPy)
     ((log, (exp, x)), x),  # log(exp(x)) -> x
@@ -81,9 +86,10 @@ CANONICALIZE_ALGEBRA = [
 ]
 register_patterns(("canonicalize", "algebra"), CANONICALIZE_ALGEBRA)
 
-# x / x -> 1 is wrong where x is 0, inf or nan (nan before, 1 after): only on request.
+# Wrong where x is 0, inf or nan (nan before, a number after): only on request.
 CANONICALIZE_UNSAFE = [
     ((true_div, x, x), 1),  # x / x -> 1
+    ((sub, x, x), 0),  # x - x -> 0  (nan and inf give nan before)
 ]
 register_patterns(("canonicalize", "unsafe"), CANONICALIZE_UNSAFE)
 

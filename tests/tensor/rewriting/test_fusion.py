@@ -10,7 +10,12 @@ import arignote.tensor as pt
 from arignote.graph.fg import FunctionGraph
 from arignote.scalar.composite import Composite
 from arignote.tensor.elemwise import Elemwise
-from arignote.tensor.rewriting.fusion import find_fusion_groups, reduction_fusion_candidates
+from arignote.tensor.rewriting.fusion import (
+    _cyclic_groups,
+    _Groups,
+    find_fusion_groups,
+    reduction_fusion_candidates,
+)
 from tests.tensor.rewriting.utils import rewrite
 
 FUSION = ("fusion",)
@@ -113,3 +118,29 @@ def test_compiled_fused_function(rng, shape):
     va, vb = rng.normal(size=shape), rng.normal(size=shape)
     expected = np.sqrt(np.exp(va) + vb * vb) - np.tanh(va / (1 + vb * vb))
     np.testing.assert_allclose(fn(va, vb), expected)
+
+
+def test_no_cycle_through_two_groups():
+    """Fusing each of two groups alone is safe, but not both as first formed: the scale b's
+    group feeds the second group's input, and the second group feeds b's group through a sum
+    (found in the gradient of a norm)."""
+    u = pt.dvector("u")
+    b = 0.5 / pt.sqrt(pt.sqr(x).sum())
+    k = x + x
+    scaled = b * (u * k).sum()  # joins b's group: that group now needs (u * k).sum()
+    m = pt.second(pt.sqr(x), b.dimshuffle("x"))  # needs b's group
+    outs = rewrite([scaled, k * m], include=FUSION)
+    FunctionGraph(outputs=outs, clone=False).toposort()  # raises on a cycle
+
+
+def test_contracted_graph_check_finds_cycles():
+    a = pt.exp(x)
+    s = a.sum()
+    out = a * s
+    fg = FunctionGraph(outputs=[out], clone=False)
+    groups = _Groups()
+    order = fg.toposort()
+    exp_node, mul_node = order[0], order[-1]
+    g = groups.new(exp_node, 0)
+    groups.join(mul_node, [g], [], {})  # forced: exp and the product in one group
+    assert _cyclic_groups(groups, order) == [g]
