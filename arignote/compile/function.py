@@ -167,6 +167,20 @@ def view_root(var: Variable) -> Variable:
     return var
 
 
+def _alias_chain(var: Variable) -> list[Variable]:
+    """``var`` and the variables whose memory it shares (through views and in-place ops)."""
+    chain = [var]
+    while var.owner is not None:
+        op = var.owner.op
+        aliases = {**getattr(op, "view_map", {}), **getattr(op, "destroy_map", {})}
+        sources = aliases.get(var.index)
+        if not sources:
+            break
+        var = var.owner.inputs[sources[0]]
+        chain.append(var)
+    return chain
+
+
 def insert_deepcopy(fgraph: FunctionGraph, outputs: list[Out], inputs: list[In]) -> None:
     """Copy outputs that would alias an input, a constant or another output."""
     graph_inputs = dict(zip(fgraph.inputs, inputs))
@@ -253,9 +267,18 @@ class FunctionMaker:
         self.timings["rewrite"] = time.perf_counter() - start
 
     def _no_recycling(self) -> list[Variable]:
-        """Outputs returned to the user get fresh storage each call unless borrowed."""
+        """Outputs returned to the user get fresh storage each call unless borrowed.
+
+        So do the intermediate values an output is a view of (or was computed in place into):
+        an op reusing such a value's buffer on the next call would overwrite a result the user
+        still holds.
+        """
         borrowed = {self.fgraph.outputs[i] for i, o in enumerate(self.outputs) if o.borrow}
-        return [o for o in self.fgraph.outputs if o not in borrowed]
+        fresh: dict[Variable, None] = {}
+        for out in self.fgraph.outputs:
+            if out not in borrowed:
+                fresh.update(dict.fromkeys(_alias_chain(out)))
+        return list(fresh)
 
     def create(self, input_storage: list[Container] | None = None) -> Function:
         start = time.perf_counter()

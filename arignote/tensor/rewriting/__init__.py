@@ -5,6 +5,7 @@ pattern matcher needs for tensors, and constant folding.
 """
 
 from arignote.tensor.rewriting import (
+    alloc,
     basic,
     blas,
     elemwise,
@@ -15,4 +16,6 @@ from arignote.tensor.rewriting import (
     reduction,
     reshape,
     shape,
+    special,
+    subtensor,
 )

@@ -26,10 +26,12 @@ from arignote.tensor.math import (
     expm1,
     ge,
     log,
+    log1mexp,
     log1p,
     mul,
     neg,
     pow,
+    reciprocal,
     sigmoid,
     softplus,
     sqr,
@@ -247,6 +249,8 @@ STABILIZE_LOGS_AND_EXPS = [
     ((log, (sigmoid, x)), (neg, (softplus, (neg, x)))),  # log(sigmoid(x)) -> -softplus(-x)
     ((sub, 1, (sigmoid, x)), (sigmoid, (neg, x))),  # 1 - sigmoid(x) -> sigmoid(-x)
     ((log1p, (neg, (sigmoid, x))), (neg, (softplus, x))),  # log(1 - sigmoid(x)) -> -softplus(x)
+    ((log1p, (neg, (exp, x))), (log1mexp, x)),  # log(1 - exp(x)) -> log1mexp(x)
+    ((log, (neg, (expm1, x))), (log1mexp, x)),  # log(-(exp(x) - 1)) -> log1mexp(x)
 ]
 register_patterns("stabilize", STABILIZE_LOGS_AND_EXPS)
 
@@ -261,9 +265,10 @@ def _float_result(**bindings) -> bool:
 SPECIALIZE_POWERS = [
     ((pow, x, 2), (sqr, x)),  # x ** 2 -> x^2
     ((pow, x, 0.5), (sqrt, x)),  # x ** 0.5 -> sqrt(x)
-    ((pow, x, -1), (true_div, 1, x), {"constraint": _float_result}),  # x ** -1 -> 1 / x
-    ((pow, x, -2), (true_div, 1, (sqr, x)), {"constraint": _float_result}),  # x**-2 -> 1/x^2
-    ((pow, x, -0.5), (true_div, 1, (sqrt, x))),  # x ** -0.5 -> 1 / sqrt(x)
+    ((pow, x, -1), (reciprocal, x), {"constraint": _float_result}),  # x ** -1 -> 1 / x
+    ((true_div, 1, x), (reciprocal, x), {"constraint": _float_result}),  # 1 / x -> reciprocal
+    ((pow, x, -2), (reciprocal, (sqr, x)), {"constraint": _float_result}),  # x**-2 -> 1/x^2
+    ((pow, x, -0.5), (reciprocal, (sqrt, x)), {"constraint": _float_result}),  # 1 / sqrt(x)
 ]
 register_patterns("specialize", SPECIALIZE_POWERS)
 

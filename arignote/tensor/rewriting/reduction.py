@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from arignote.graph.basic import Variable
 from arignote.graph.rewriting.basic import copy_stack_trace, node_rewriter
 from arignote.graph.rewriting.db import register_rewrite
 from arignote.tensor.elemwise import CAReduce, DimShuffle
-from arignote.tensor.math import abs, cast, exp, log, lt, sub, switch
+from arignote.tensor.math import cast
 from arignote.tensor.reduction import Max, Min, Sum
 from arignote.tensor.rewriting.basic import single_client
 
@@ -76,54 +73,3 @@ def local_reduce_of_reduce(fgraph, node):
 
 
 __all__: list[str] = []
-
-
-def _already_shifted(x: Variable) -> bool:
-    """Whether ``x`` is ``y - max(y)`` (the form this rewrite produces): no second shift."""
-    node = x.owner
-    if node is None or node.op != sub:
-        return False
-    y, shift = node.inputs
-    stack, depth = [shift], 0
-    while stack and depth < 8:
-        var = stack.pop()
-        depth += 1
-        owner = var.owner
-        if owner is None:
-            continue
-        if isinstance(owner.op, Max) and owner.inputs[0] is y:
-            return True
-        stack.extend(owner.inputs)
-    return False
-
-
-def _keep_axes(var: Variable, axes: tuple[int, ...], ndim: int) -> Variable:
-    """``var`` with the reduced ``axes`` re-inserted as length-1 dimensions."""
-    kept = iter(range(var.type.ndim))
-    return DimShuffle(var.type.ndim, ["x" if d in axes else next(kept) for d in range(ndim)])(var)
-
-
-@register_rewrite("stabilize", "reductions")
-@node_rewriter([log])
-def local_log_sum_exp(fgraph, node):
-    """log(sum(exp(x), axes)) -> m + log(sum(exp(x - m), axes)) with m = max(x, axes) (0 where
-    m is infinite): the exponentials can no longer overflow or all underflow."""
-    total = node.inputs[0].owner
-    if total is None or not isinstance(total.op, Sum):
-        return None
-    exps = total.inputs[0].owner
-    if exps is None or exps.op != exp or not single_client(fgraph, total.inputs[0]):
-        return None
-    (x,) = exps.inputs
-    if not x.type.dtype.startswith("float") or _already_shifted(x):
-        return None
-    axes = _axes(total.op, x.type.ndim)
-    m = Max(total.op.axis)(x)
-    m = switch(lt(abs(m), np.inf), m, 0)
-    shifted = total.op(exp(x - _keep_axes(m, axes, x.type.ndim)))
-    out = node.outputs[0]
-    new = cast(m + log(shifted), out.type.dtype)
-    if not out.type.is_super(new.type):
-        return None
-    copy_stack_trace(out, new)
-    return [new]

@@ -7,10 +7,13 @@ import numpy as np
 from arignote.graph.basic import Constant
 from arignote.graph.rewriting.basic import node_rewriter
 from arignote.graph.rewriting.db import register_rewrite
-from arignote.tensor.basic import as_tensor_variable, make_vector
+from arignote.tensor.basic import MakeVector, as_tensor_variable, make_vector
+from arignote.tensor.index_spec import INT
+from arignote.tensor.math import cast
 from arignote.tensor.rewriting.basic import scalar_constant
 from arignote.tensor.shape import Shape, Shape_i, SpecifyShape
 from arignote.tensor.shape_feature import ShapeFeature
+from arignote.tensor.subtensor import Subtensor
 
 
 def require_shape_feature(fgraph) -> None:
@@ -84,3 +87,20 @@ def local_useless_specify_shape(fgraph, node):
     if not all(_is_length_of(length, x, d) for length, d in zip(lengths, dims)):
         return None
     return [x]
+
+
+@register_rewrite("canonicalize", "stabilize", "specialize", "shape", "fast_compile")
+@node_rewriter([Subtensor])
+def local_make_vector_element(fgraph, node):
+    """make_vector(a, b, ...)[i] -> the i-th element, i a constant (x.shape[i] -> shape_i(x, i))."""
+    if node.op.idx_list != (INT,):
+        return None
+    vector, position = node.inputs
+    owner = vector.owner
+    if owner is None or not isinstance(owner.op, MakeVector):
+        return None
+    index = scalar_constant(position)
+    if index is None or not -len(owner.inputs) <= int(index) < len(owner.inputs):
+        return None
+    element = cast(owner.inputs[int(index)], node.outputs[0].type.dtype)
+    return [element]

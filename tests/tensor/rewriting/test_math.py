@@ -151,6 +151,8 @@ STABLE_CASES = {
     "one_minus_sigmoid": (lambda: 1 - pt.sigmoid(x), lambda: pt.sigmoid(-x)),
     "log_one_minus_sigmoid": (lambda: pt.log(1 - pt.sigmoid(x)), lambda: -pt.softplus(x)),
     "log1p_expm1": (lambda: pt.log1p(pt.expm1(x)), lambda: x),
+    "log1mexp": (lambda: pt.log(1 - pt.exp(x)), lambda: pt.log1mexp(x)),
+    "log1mexp_expm1": (lambda: pt.log(-pt.expm1(x)), lambda: pt.log1mexp(x)),
 }
 
 
@@ -190,6 +192,8 @@ def _fast_run(out, value):
         (lambda: pt.log(pt.sigmoid(x)), -1000.0, -1000.0),  # naive: log(0) == -inf
         (lambda: pt.log(1 - pt.sigmoid(x)), 1000.0, -1000.0),  # naive: log(0) == -inf
         (lambda: 1 - pt.sigmoid(x), 50.0, 1 / (1 + np.exp(50.0))),  # naive: 1 - 1.0 == 0
+        (lambda: pt.log(1 - pt.exp(x)), -1e-20, np.log(1e-20)),  # naive: log(0) == -inf
+        (lambda: pt.log(1 - pt.exp(x)), -50.0, -np.exp(-50.0)),  # naive: log(1.0) == 0
     ],
 )
 def test_stabilized_graph_is_accurate_where_the_naive_one_fails(build, value, expected):
@@ -204,9 +208,10 @@ def test_stabilized_graph_is_accurate_where_the_naive_one_fails(build, value, ex
 SPECIAL_CASES = {
     "pow_two": (lambda: x**2, lambda: pt.sqr(x)),
     "pow_half": (lambda: x**0.5, lambda: pt.sqrt(x)),
-    "pow_minus_one": (lambda: x**-1, lambda: 1.0 / x),
-    "pow_minus_two": (lambda: x**-2, lambda: 1.0 / pt.sqr(x)),
-    "pow_minus_half": (lambda: x**-0.5, lambda: 1.0 / pt.sqrt(x)),
+    "pow_minus_one": (lambda: x**-1, lambda: pt.reciprocal(x)),
+    "pow_minus_two": (lambda: x**-2, lambda: pt.reciprocal(pt.sqr(x))),
+    "pow_minus_half": (lambda: x**-0.5, lambda: pt.reciprocal(pt.sqrt(x))),
+    "one_over": (lambda: 1 / x, lambda: pt.reciprocal(x)),
     "mul_two": (lambda: x * 2, lambda: x + x),
     "pow_three": (lambda: x**3, lambda: x * pt.sqr(x)),
     "pow_ten": (lambda: x**10, lambda: pt.sqr(x) * pt.sqr(pt.sqr(pt.sqr(x)))),

@@ -40,3 +40,11 @@ def test_dot_with_identity_keeps_the_length_check(rng):
     np.testing.assert_array_equal(fn(VALUES[x]), VALUES[x])
     with pytest.raises(AssertionError, match="expected 4"):
         fn(rng.normal(size=(3, 5)))
+
+
+def test_dot_with_zeros_allocates_zeros(rng):
+    new = rewrite(pt.dot(x, pt.constant(np.zeros((4, 2)))), values=VALUES)
+    assert not any(isinstance(n.op, Dot) for n in _nodes([new]))
+    new = rewrite(pt.dot(pt.constant(np.zeros(3)), x), values=VALUES)
+    assert new.type.shape == (None,) and not any(isinstance(n.op, Dot) for n in _nodes([new]))
+    assert_not_fired(pt.dot(x, pt.constant(np.ones((4, 2)))), "local_dot_zeros", values=VALUES)
