@@ -15,6 +15,7 @@ from typing import Any
 from arignote.compile.io import In, Out
 from arignote.compile.mode import Mode, get_mode
 from arignote.compile.ops import deep_copy_op
+from arignote.compile.pipeline import gc_paused
 from arignote.config import config
 from arignote.graph.basic import Constant, Variable, ancestors, clone_get_equiv
 from arignote.graph.destroyhandler import DestroyHandler
@@ -503,10 +504,19 @@ def function(
     _check_unused(
         ins, [o.variable for o in outs] + [e for _, e in update_pairs], on_unused_input or "raise"
     )
-    maker = FunctionMaker(
-        ins, outs, update_pairs, get_mode(mode), accept_inplace, name, profile, keys, return_kind
-    )
-    fn = maker.create()
+    with gc_paused():  # compiling big graphs makes the collector rescan them again and again
+        maker = FunctionMaker(
+            ins,
+            outs,
+            update_pairs,
+            get_mode(mode),
+            accept_inplace,
+            name,
+            profile,
+            keys,
+            return_kind,
+        )
+        fn = maker.create()
     fn.trust_input = trust_input
     return fn
 

@@ -8,7 +8,8 @@ rewrites by name or tag, include extra ones, or require a tag of every rewrite.
 from __future__ import annotations
 
 import gc
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from arignote.graph.rewriting.basic import GraphRewriter, MergeOptimizer, SequentialGraphRewriter
@@ -85,10 +86,17 @@ class Pipeline(SequentialGraphRewriter):
     """
 
     def apply(self, fgraph) -> bool:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             return super().apply(fgraph)
-        finally:
-            if was_enabled:
-                gc.enable()
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a block (re-enabled after, if it was)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -110,7 +110,7 @@ class FunctionGraph:
         while pending:
             var, client = pending.pop()
             clients = self.clients[var]
-            clients.remove(client)
+            _remove_client_entry(clients, client)
             if clients:
                 continue
             owner = var.owner
@@ -439,6 +439,20 @@ def _ownerless_inputs(outputs: list[Variable]) -> list[Variable]:
             seen.add(out)
             from_graph.append(out)
     return from_graph
+
+
+def _remove_client_entry(clients: ClientList, client: tuple[Any, int]) -> None:
+    """Remove ``client`` from ``clients``, looking at the most recent entries first.
+
+    Pruning a graph removes uses in roughly the reverse order they were added (a replacement
+    having just appended its own); scanning from the front made pruning a variable with
+    thousands of uses quadratic.
+    """
+    for k in range(len(clients) - 1, max(len(clients) - 9, -1), -1):
+        if clients[k] == client:
+            del clients[k]
+            return
+    clients.remove(client)
 
 
 def _overrides(feature: Feature, name: str) -> bool:

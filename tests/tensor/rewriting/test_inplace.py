@@ -105,3 +105,15 @@ def test_fused_nodes_are_made_inplace(rng):
     assert node.op.inplace_pattern == {0: 0}
     a, b = rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
     np.testing.assert_allclose(fn(a, b), np.exp(a @ b) * 3 + 1)
+
+
+def test_results_survive_later_calls_without_garbage_collection(rng):
+    """A linker that keeps intermediate buffers must not reuse those an output aliases."""
+    mode = arignote.Mode(linker="vm_nogc")
+    for out in [pt.alloc(x, 2, 3).T, pt.exp(pt.alloc(x, 2, 3)) + 1]:
+        fn = arignote.function([x], out, mode=mode)
+        first = fn(np.ones(3))
+        kept = first.copy()
+        second = fn(np.zeros(3))
+        np.testing.assert_array_equal(first, kept)
+        assert not np.shares_memory(first, second)
