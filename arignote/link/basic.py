@@ -146,3 +146,57 @@ def thunk_for(
     except Exception as err:
         raise_with_op(None, node, err)
         raise  # unreachable: raise_with_op always raises
+
+
+def perform_thunk(
+    node: Apply, storage_map: dict, no_recycling: set, debug: bool = False
+) -> Callable[[], Any]:
+    """A lean thunk calling ``node.op.perform`` (``debug_perform`` with ``debug``).
+
+    It does what the base ``Op.make_thunk`` thunk does except marking ``compute_map``: the
+    plain VM never reads it (the lazy VM keeps it itself). Outputs in ``no_recycling`` start
+    from an empty cell. The closures are specialised by arity, the common small cases, to
+    avoid building the argument list with a loop on every call.
+    """
+    op = node.op
+    perform = op.debug_perform if debug and hasattr(op, "debug_perform") else op.perform
+    input_cells = [storage_map[v] for v in node.inputs]
+    output_cells = [storage_map[v] for v in node.outputs]
+    fresh = [cell for v, cell in zip(node.outputs, output_cells) if v in no_recycling]
+    run = _perform_call(perform, node, input_cells, output_cells)
+    if not fresh:
+        thunk = run
+    elif len(fresh) == 1:
+        (fresh_cell,) = fresh
+
+        def thunk() -> None:
+            fresh_cell[0] = None
+            run()
+
+    else:
+
+        def thunk() -> None:
+            for cell in fresh:
+                cell[0] = None
+            run()
+
+    thunk.inputs = input_cells  # type: ignore[attr-defined]
+    thunk.outputs = output_cells  # type: ignore[attr-defined]
+    thunk.perform = perform  # type: ignore[attr-defined]
+    thunk.lazy = False  # type: ignore[attr-defined]
+    return thunk
+
+
+def _perform_call(
+    perform: Callable, node: Apply, input_cells: list, output_cells: list
+) -> Callable[[], None]:
+    if len(input_cells) == 1:
+        (a,) = input_cells
+        return lambda: perform(node, [a[0]], output_cells)
+    if len(input_cells) == 2:
+        a, b = input_cells
+        return lambda: perform(node, [a[0], b[0]], output_cells)
+    if len(input_cells) == 3:
+        a, b, c = input_cells
+        return lambda: perform(node, [a[0], b[0], c[0]], output_cells)
+    return lambda: perform(node, [cell[0] for cell in input_cells], output_cells)
