@@ -42,8 +42,9 @@ from arignote.graph.features import Feature
 from arignote.graph.fg import FunctionGraph, MissingInputError
 from arignote.graph.op import Op
 from arignote.graph.rewriting.trace import RewriteTrace
+from arignote.graph.shared import describe_value
 from arignote.graph.utils import MethodNotDefined
-from arignote.link.basic import Linker, describe_value, raise_with_op
+from arignote.link.basic import Linker, raise_with_op
 from arignote.link.vm import VMLinker
 from arignote.tensor.type import TensorType
 
@@ -316,7 +317,12 @@ class NodeChecker:
             if all(cell[0] is None for cell in cells):
                 continue
             inputs = [_copy(v) for v in values]
-            outputs = self._compute(inputs, cells)
+            try:
+                outputs = self._compute(inputs, cells)
+            except Exception as err:
+                raise BadThunkOutput(
+                    self.node, 0, f"output storage preallocated: {kind}", reference[0], err
+                ) from err
             for j, (var, ref, got) in enumerate(zip(self.node.outputs, reference, outputs)):
                 valid = var.type.is_valid_value(got) if got is not None else False
                 if not valid or not _close(var, ref, got):

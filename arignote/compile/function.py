@@ -21,6 +21,7 @@ from arignote.compile.aliasing import insert_deepcopy, protect_inputs, reuse_pat
 from arignote.compile.compiled import Function, ProfiledFunction
 from arignote.compile.io import In, Out
 from arignote.compile.mode import Mode, get_mode
+from arignote.compile.pickling import flat_maker_state, restore_maker_state
 from arignote.compile.profiling import ProfileStats, as_profile
 from arignote.config import config
 from arignote.graph.basic import Constant, Variable, ancestors, clone_get_equiv
@@ -407,13 +408,13 @@ class FunctionMaker:
         return container
 
     def __getstate__(self) -> dict:
-        # The linker holds thunks (closures): it is rebuilt from the graph when unpickled.
-        state = self.__dict__.copy()
-        del state["linker"]
-        return state
+        # The graph is saved flat (deep graphs would exhaust pickle's recursion); the linker
+        # holds thunks (closures) and is rebuilt from the graph when unpickled, without
+        # rewriting the graph again.
+        return flat_maker_state(self)
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
+        self.__dict__.update(restore_maker_state(state))
         self.linker = self._accept_linker()
 
 

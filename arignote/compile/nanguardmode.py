@@ -19,8 +19,8 @@ import numpy as np
 from arignote.compile.mode import Mode, register_mode
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.features import Feature
+from arignote.graph.shared import describe_value
 from arignote.graph.utils import format_trace
-from arignote.link.basic import describe_value
 from arignote.link.vm import VMLinker
 
 #: Values larger than this in absolute value count as "big" (PyTensor's threshold).
