@@ -149,37 +149,27 @@ def thunk_for(
 
 
 def perform_thunk(
-    node: Apply, storage_map: dict, no_recycling: set, debug: bool = False
+    node: Apply, storage_map: dict, compute_map: dict, no_recycling: set, debug: bool = False
 ) -> Callable[[], Any]:
     """A lean thunk calling ``node.op.perform`` (``debug_perform`` with ``debug``).
 
-    It does what the base ``Op.make_thunk`` thunk does except marking ``compute_map``: the
-    plain VM never reads it (the lazy VM keeps it itself). Outputs in ``no_recycling`` start
-    from an empty cell. The closures are specialised by arity, the common small cases, to
-    avoid building the argument list with a loop on every call.
+    It does exactly what the base ``Op.make_thunk`` thunk does: outputs in ``no_recycling``
+    start from an empty cell, ``perform`` runs on the input values, and the outputs are marked
+    computed in ``compute_map``. The body is generated once per shape of node (number of
+    inputs, which outputs are fresh) and cached, so that a call does no looping: it matters
+    for small inputs, where this bookkeeping costs as much as the computation.
     """
     op = node.op
     perform = op.debug_perform if debug and hasattr(op, "debug_perform") else op.perform
     input_cells = [storage_map[v] for v in node.inputs]
     output_cells = [storage_map[v] for v in node.outputs]
-    fresh = [cell for v, cell in zip(node.outputs, output_cells) if v in no_recycling]
-    run = _perform_call(perform, node, input_cells, output_cells)
-    if not fresh:
-        thunk = run
-    elif len(fresh) == 1:
-        (fresh_cell,) = fresh
-
-        def thunk() -> None:
-            fresh_cell[0] = None
-            run()
-
+    flags = [compute_map[v] for v in node.outputs]
+    fresh = tuple(v in no_recycling for v in node.outputs)
+    if len(input_cells) <= _MAX_UNROLLED and len(output_cells) <= _MAX_UNROLLED:
+        factory = _thunk_factory(len(input_cells), fresh)
+        thunk = factory(perform, node, output_cells, *input_cells, *output_cells, *flags)
     else:
-
-        def thunk() -> None:
-            for cell in fresh:
-                cell[0] = None
-            run()
-
+        thunk = _generic_thunk(perform, node, input_cells, output_cells, flags, fresh)
     thunk.inputs = input_cells  # type: ignore[attr-defined]
     thunk.outputs = output_cells  # type: ignore[attr-defined]
     thunk.perform = perform  # type: ignore[attr-defined]
@@ -187,16 +177,44 @@ def perform_thunk(
     return thunk
 
 
-def _perform_call(
-    perform: Callable, node: Apply, input_cells: list, output_cells: list
+_MAX_UNROLLED = 8
+_FACTORIES: dict[tuple, Callable] = {}
+
+
+def _thunk_factory(n_inputs: int, fresh: tuple[bool, ...]) -> Callable:
+    """A function building thunks for nodes of ``n_inputs`` inputs and ``len(fresh)`` outputs.
+
+    The source is fixed by the two numbers and the fresh mask (never by user data), so the
+    generated code is the same for every node of that shape.
+    """
+    key = (n_inputs, fresh)
+    factory = _FACTORIES.get(key)
+    if factory is None:
+        ins = [f"i{k}" for k in range(n_inputs)]
+        outs = [f"o{k}" for k in range(len(fresh))]
+        flags = [f"f{k}" for k in range(len(fresh))]
+        body = [f"        {o}[0] = None" for o, is_fresh in zip(outs, fresh) if is_fresh]
+        body.append(f"        perform(node, [{', '.join(f'{i}[0]' for i in ins)}], outputs)")
+        body += [f"        {f}[0] = True" for f in flags]
+        params = ", ".join(["perform", "node", "outputs", *ins, *outs, *flags])
+        source = f"def factory({params}):\n    def thunk():\n" + "\n".join(body)
+        source += "\n    return thunk\n"
+        namespace: dict[str, Any] = {}
+        exec(compile(source, f"<thunk {n_inputs}-{len(fresh)}>", "exec"), namespace)
+        factory = _FACTORIES[key] = namespace["factory"]
+    return factory
+
+
+def _generic_thunk(
+    perform: Callable, node: Apply, input_cells: list, output_cells: list, flags: list, fresh
 ) -> Callable[[], None]:
-    if len(input_cells) == 1:
-        (a,) = input_cells
-        return lambda: perform(node, [a[0]], output_cells)
-    if len(input_cells) == 2:
-        a, b = input_cells
-        return lambda: perform(node, [a[0], b[0]], output_cells)
-    if len(input_cells) == 3:
-        a, b, c = input_cells
-        return lambda: perform(node, [a[0], b[0], c[0]], output_cells)
-    return lambda: perform(node, [cell[0] for cell in input_cells], output_cells)
+    fresh_cells = [cell for cell, is_fresh in zip(output_cells, fresh) if is_fresh]
+
+    def thunk() -> None:
+        for cell in fresh_cells:
+            cell[0] = None
+        perform(node, [cell[0] for cell in input_cells], output_cells)
+        for flag in flags:
+            flag[0] = True
+
+    return thunk

@@ -79,8 +79,7 @@ class LazyVM(VM):
     """Evaluates outputs on demand, so that lazy thunks skip the branches they do not need.
 
     A lazy thunk returns a list of input indices it still needs (computed first, then the thunk
-    runs again) or an empty list / None when done. This VM keeps ``compute_map`` up to date
-    itself for the thunks that do not.
+    runs again) or an empty list / None when done.
     """
 
     def __call__(self) -> None:
@@ -111,8 +110,6 @@ class LazyVM(VM):
                     stack.extend(pending)
                     continue
                 self._run(thunk, position)
-            for out in node.outputs:
-                self.compute_map[out][0] = True
             stack.pop()
 
     def _run(self, thunk: Callable, position: int) -> None:
@@ -154,8 +151,6 @@ class CallbackVM(VM):
                 thunk()
             except Exception as err:
                 self._fail(position, err)
-            for out in node.outputs:
-                compute_map[out][0] = True
             if self.callback is not None:
                 self.callback(
                     node=node, thunk=thunk, storage_map=storage_map, compute_map=compute_map
@@ -298,7 +293,9 @@ class VMLinker(Linker):
     def _thunk(self, node: Apply, storage_map: dict, compute_map: dict, no_recycling: set):
         if _uses_default_thunk(node.op):
             node.op.prepare_node(node, storage_map, compute_map, self.impl)
-            return perform_thunk(node, storage_map, no_recycling, debug=self.impl == "debug")
+            return perform_thunk(
+                node, storage_map, compute_map, no_recycling, debug=self.impl == "debug"
+            )
         return thunk_for(node, storage_map, compute_map, no_recycling, self.impl)
 
     def _vm_class(self, thunks: list) -> type[VM]:

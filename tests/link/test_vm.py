@@ -163,11 +163,13 @@ def test_perform_thunk_for_every_arity(n_inputs):
     node = total.owner if n_inputs > 1 else Counting()(xs[0]).owner
     storage = {v: [np.full(2, float(i + 1))] for i, v in enumerate(node.inputs)}
     storage[node.outputs[0]] = [np.full(2, -1.0)]
-    thunk = perform_thunk(node, storage, no_recycling={node.outputs[0]})
+    computed = {v: [False] for v in storage}
+    thunk = perform_thunk(node, storage, computed, no_recycling={node.outputs[0]})
     thunk()
     expected = sum(range(1, len(node.inputs) + 1)) if n_inputs > 1 else 2.0
     np.testing.assert_array_equal(storage[node.outputs[0]][0], [expected, expected])
     assert thunk.lazy is False and thunk.inputs == [storage[v] for v in node.inputs]
+    assert computed[node.outputs[0]] == [True]
 
 
 def test_no_recycling_outputs_start_from_an_empty_cell():
@@ -180,8 +182,9 @@ def test_no_recycling_outputs_start_from_an_empty_cell():
     x = pt.dvector("x")
     node = ReusesCell()(x).owner
     storage = {x: [np.zeros(1)], node.outputs[0]: [np.zeros(1)]}
-    perform_thunk(node, storage, no_recycling={node.outputs[0]})()
-    perform_thunk(node, storage, no_recycling=set())()
+    computed = {v: [False] for v in storage}
+    perform_thunk(node, storage, computed, no_recycling={node.outputs[0]})()
+    perform_thunk(node, storage, computed, no_recycling=set())()
     assert seen == [True, False]
 
 
