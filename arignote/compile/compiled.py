@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from arignote.compile.aliasing import destroyed_inputs
+from arignote.compile.fastcall import fast_call
 from arignote.compile.io import In, Out
 from arignote.compile.profiling import as_profile
 from arignote.graph.basic import Constant, Variable, clone_get_equiv
@@ -99,9 +100,10 @@ class Function:
         self.thunks = thunks
         self.order = order
         self.name = maker.name
-        self.trust_input = False
+        self._trust_input = False
         self.profile = maker.profile
         self._setup(maker, containers, output_cells)
+        self._install_fast_call()
 
     def _setup(self, maker: Any, containers: list[Container], output_cells: list[list]) -> None:
         n_outputs = len(maker.outputs)
@@ -153,9 +155,36 @@ class Function:
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Functions usually get a generated ``__call__`` (see ``_install_fast_call``); this is
+        # the general one, also the fallback of the generated one for unusual arguments.
+        return self._call_general(args, kwargs)
+
+    def _call_general(self, args: tuple, kwargs: dict) -> Any:
+        try:
+            self._bind_and_run(args, kwargs)
+        except BaseException:
+            self._clear()
+            raise
+        if self._single_cell is not None:
+            results: Any = self._single_cell[0]
+        else:
+            results = [cell[0] for cell in self._result_cells]
+            if self._kind == "dict":
+                results = dict(zip(self._keys, results))
+        if self._updates:
+            self._apply_updates()
+        self._clear()
+        return results
+
+    def _clear(self) -> None:
+        """Drop the references to arguments and results (the function keeps none)."""
+        for cell in self._clear_after:
+            cell[0] = None
+
+    def _bind_and_run(self, args: tuple, kwargs: dict) -> None:
         if kwargs or len(args) != self._n_args:
             self._bind_slow(args, kwargs)
-        elif self.trust_input:
+        elif self._trust_input:
             for cell, arg in zip(self._cells, args):
                 cell[0] = arg
         elif self._fast_ok:
@@ -171,17 +200,29 @@ class Function:
         else:
             self._bind_slow(args, kwargs)
         self.vm()
-        if self._single_cell is not None:
-            results: Any = self._single_cell[0]
-        else:
-            results = [cell[0] for cell in self._result_cells]
-            if self._kind == "dict":
-                results = dict(zip(self._keys, results))
-        if self._updates:
-            self._apply_updates()
-        for cell in self._clear_after:
-            cell[0] = None
-        return results
+
+    @property
+    def trust_input(self) -> bool:
+        """Skip checking and converting positional arguments (the caller guarantees them)."""
+        return self._trust_input
+
+    @trust_input.setter
+    def trust_input(self, value: bool) -> None:
+        self._trust_input = bool(value)
+        if "_explicit" in self.__dict__:
+            self._install_fast_call()
+
+    def _install_fast_call(self) -> None:
+        """Give this function a ``__call__`` generated for its signature (see ``fastcall``)."""
+        call = fast_call(self)
+        if call is None:
+            return
+        cls = self.__dict__.get("_own_class")
+        if cls is None:
+            cls = type(type(self).__name__, (type(self),), {"__module__": type(self).__module__})
+            self.__dict__["_own_class"] = cls
+            self.__class__ = cls
+        cls.__call__ = call
 
     def _apply_updates(self) -> None:
         """Store every update's new value, reading them all before writing any (a swap works)."""

@@ -173,6 +173,7 @@ def perform_thunk(
     thunk.inputs = input_cells  # type: ignore[attr-defined]
     thunk.outputs = output_cells  # type: ignore[attr-defined]
     thunk.perform = perform  # type: ignore[attr-defined]
+    thunk.fresh = [c for c, is_fresh in zip(output_cells, fresh) if is_fresh]  # type: ignore[attr-defined]
     thunk.lazy = False  # type: ignore[attr-defined]
     return thunk
 

@@ -29,6 +29,7 @@ from arignote.link.basic import (
     raise_with_op,
     thunk_for,
 )
+from arignote.link.straightline import straight_line_program
 
 
 class VM:
@@ -73,6 +74,30 @@ class VM:
 
     def _fail(self, position: int, err: Exception) -> None:
         raise_with_op(self.fgraph, self.order[position], err, self.storage_map, position)
+
+
+class GeneratedVM(VM):
+    """The plain VM with its loop unrolled into generated straight-line Python.
+
+    Same behaviour as :class:`VM` (order, freeing, error reports), less bookkeeping per node:
+    see :mod:`arignote.link.straightline`. Used for graphs of up to ``MAX_NODES`` nodes (beyond,
+    generating the code would cost more compile time than it saves).
+    """
+
+    MAX_NODES = 2000
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.program = straight_line_program(
+            self.order, self.thunks, self.storage_map, self.compute_map, self.plan
+        )
+        self._run = self.program.run
+
+    def __call__(self) -> None:
+        try:
+            self._run()
+        except Exception as err:
+            self._fail(self.program.position_of(err.__traceback__), err)
 
 
 class LazyVM(VM):
@@ -305,6 +330,8 @@ class VMLinker(Linker):
             return CallbackVM
         if self.profile:
             return ProfilingVM
+        if len(thunks) <= GeneratedVM.MAX_NODES:
+            return GeneratedVM
         return VM
 
     def make_thunk(self, input_storage=None, output_storage=None, storage_map=None):

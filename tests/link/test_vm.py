@@ -11,7 +11,7 @@ from arignote.graph.basic import Apply
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.op import Op
 from arignote.link.basic import perform_thunk
-from arignote.link.vm import VM, CallbackVM, LazyVM, ProfilingVM, VMLinker
+from arignote.link.vm import VM, CallbackVM, GeneratedVM, LazyVM, ProfilingVM, VMLinker
 
 
 class Counting(Op):
@@ -81,12 +81,20 @@ def _link(outputs, inputs, **kwargs):
     return VMLinker(**kwargs).accept(fgraph).make_all()
 
 
-def test_vm_runs_nodes_in_order_and_frees_intermediates():
+@pytest.fixture(params=["generated", "loop"])
+def vm_kind(request, monkeypatch):
+    """Run a test with the generated VM and with the plain loop VM."""
+    if request.param == "loop":
+        monkeypatch.setattr(GeneratedVM, "MAX_NODES", 0)
+    return GeneratedVM if request.param == "generated" else VM
+
+
+def test_vm_runs_nodes_in_order_and_frees_intermediates(vm_kind):
     x = pt.dvector("x")
     mid = Counting("a")(x)
     out = Counting("b")(mid)
     vm, ins, outs, _, order, storage, _ = _link([out], [x], allow_gc=True)
-    assert type(vm) is VM and [n.op.tag for n in order] == ["a", "b"]
+    assert type(vm) is vm_kind and [n.op.tag for n in order] == ["a", "b"]
     ins[0][0] = np.zeros(2)
     vm()
     np.testing.assert_array_equal(outs[0][0], [2.0, 2.0])
@@ -141,10 +149,11 @@ def test_profiling_vm_measures_each_node():
     assert vm.last_shapes[0] == ([(3,)], [(3,)])
 
 
-def test_errors_name_the_node_its_inputs_and_where_it_was_created():
+def test_errors_name_the_node_its_inputs_and_where_it_was_created(vm_kind):
     x = pt.dvector("x")
     out = Fails("bad")(Counting("ok")(x))
     f = function([x], out)
+    assert type(f.vm) is vm_kind
     with pytest.raises(ValueError, match="deliberate failure") as info:
         f(np.zeros(4))
     message = str(info.value)
@@ -210,3 +219,38 @@ def test_linker_reaccepting_another_graph_gives_a_new_linker():
     assert str(VMLinker(allow_gc=False)) == "vm_nogc"
     with pytest.raises(ValueError, match="accept"):
         VMLinker().make_all()
+
+
+def test_generated_vm_is_straight_line_code_and_falls_back_for_big_graphs(monkeypatch):
+    x = pt.dvector("x")
+    out = Counting("b")(Counting("a")(x))
+    vm = _link([out], [x], allow_gc=True)[0]
+    source = vm.program.source
+    assert source.startswith("def run():")
+    assert source.count("perform") == 2 and "for " not in source
+    assert source.count("[0] = None") == 1  # the intermediate, freed after its last use
+    monkeypatch.setattr(GeneratedVM, "MAX_NODES", 1)
+    assert type(_link([out], [x])[0]) is VM
+
+
+def test_generated_vm_reports_the_failing_node_position():
+    x = pt.dvector("x")
+    out = Counting("c")(Fails("bad")(Counting("a")(Counting("z")(x))))
+    f = function([x], out)
+    with pytest.raises(ValueError, match="Toposort index: 2"):
+        f(np.zeros(1))
+
+
+def test_custom_thunks_are_called_by_the_generated_vm():
+    cond = pt.lscalar("cond")
+    x = pt.dvector("x")
+    node = LazySwitch()(cond, x, x).owner
+    storage = {v: [None] for v in [*node.inputs, *node.outputs]}
+    computed = {v: [True] for v in node.inputs} | {node.outputs[0]: [False]}
+    thunk = node.op.make_thunk(node, storage, computed, [])
+    thunk.lazy = False  # pretend it is an ordinary thunk to test the call line
+    vm = GeneratedVM(None, [node], [thunk], storage, computed, None)
+    assert "thunk" in vm.program.source
+    storage[cond][0], storage[x][0] = np.array(1), np.ones(2)
+    vm()
+    np.testing.assert_array_equal(storage[node.outputs[0]][0], np.ones(2))
