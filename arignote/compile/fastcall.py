@@ -15,7 +15,7 @@ module writes, once per function, a ``__call__`` where all of that is unrolled::
         cell0[0] = a0
         cell1[0] = a1
         try:
-            run()                            # the VM (its generated body when it has one)
+            vm.run()                         # the VM (its generated body when it has one)
         except Exception as err:
             ...                              # report the failing node, clear the cells
         result = out0[0]
@@ -33,6 +33,7 @@ are bound as globals of the generated code.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -43,8 +44,8 @@ def fast_call(fn: Any) -> Callable | None:
     if fn.profile is not None or not fn._fast_ok or fn._kind not in ("single", "list", "dict"):
         return None
     namespace: dict[str, Any] = {"ndarray": np.ndarray}
-    run, fail = _vm_entry(fn.vm)
-    namespace.update(run=run, fail=fail)
+    vm, fail = _vm_entry(fn.vm)
+    namespace.update(vm=vm, fail=fail)
     lines = [
         "def __call__(self, *args, **kwargs):",
         f"    if kwargs or len(args) != {fn._n_args}:",
@@ -60,7 +61,7 @@ def fast_call(fn: Any) -> Callable | None:
         lines.append(f"    cell{k}[0] = {name}")
     lines += [
         "    try:",
-        "        run()",
+        "        vm.run()",
         "    except Exception as err:",
         "        try:",
         "            fail(err)",  # describes the failing node (it reads the cells), raises
@@ -81,20 +82,19 @@ def fast_call(fn: Any) -> Callable | None:
     return call
 
 
-def _vm_entry(vm: Any) -> tuple[Callable, Callable]:
-    """What to call to run the graph, and how to report an exception it raised."""
-    program = getattr(vm, "program", None)
-    if program is None:
+def _vm_entry(vm: Any) -> tuple[Any, Callable]:
+    """How to run the graph (``vm.run()`` in the generated code) and report its failures.
 
-        def reraise(err: Exception) -> None:
-            raise err
+    A VM with a ``run`` entry point (``GeneratedVM``) may switch it when it generates its
+    program, hence the attribute lookup at each call; other VMs report their own errors.
+    """
+    if hasattr(vm, "run") and hasattr(vm, "fail"):
+        return vm, vm.fail
 
-        return vm, reraise  # the VM reports its own errors
+    def reraise(err: Exception) -> None:
+        raise err
 
-    def fail(err: Exception) -> None:
-        vm._fail(program.position_of(err.__traceback__), err)
-
-    return program.run, fail
+    return SimpleNamespace(run=vm), reraise
 
 
 def _check_lines(fn: Any, names: list[str], namespace: dict) -> list[str]:

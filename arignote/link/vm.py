@@ -77,27 +77,52 @@ class VM:
 
 
 class GeneratedVM(VM):
-    """The plain VM with its loop unrolled into generated straight-line Python.
+    """The plain VM, whose loop becomes generated straight-line Python once it is warm.
 
     Same behaviour as :class:`VM` (order, freeing, error reports), less bookkeeping per node:
-    see :mod:`arignote.link.straightline`. Used for graphs of up to ``MAX_NODES`` nodes (beyond,
-    generating the code would cost more compile time than it saves).
+    see :mod:`arignote.link.straightline`. Generating and compiling that code costs about as
+    much as a few hundred calls save, so the VM first runs as the plain loop and generates it
+    at its ``WARMUP_CALLS``-th call: functions called a handful of times (``Variable.eval``,
+    tests) never pay for it. Graphs over ``MAX_NODES`` nodes keep the loop.
+
+    ``run`` is the fastest entry point (it may raise an exception not yet described);
+    ``__call__`` runs and describes a failure with the failing node (:meth:`fail`).
     """
 
-    MAX_NODES = 2000
+    MAX_NODES = 5000
+    WARMUP_CALLS = 16
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.program = straight_line_program(
-            self.order, self.thunks, self.storage_map, self.compute_map, self.plan
-        )
-        self._run = self.program.run
+        self.program = None
+        self._countdown = self.WARMUP_CALLS
+        self.run: Callable[[], None] = self._warm_up
+
+    def _warm_up(self) -> None:
+        self._countdown -= 1
+        if self._countdown <= 0:
+            self.generate()
+        VM.__call__(self)
+
+    def generate(self) -> None:
+        """Generate the straight-line program now (normally done at the warm-up call)."""
+        if self.program is None:
+            self.program = straight_line_program(
+                self.order, self.thunks, self.storage_map, self.compute_map, self.plan
+            )
+            self.run = self.program.run
 
     def __call__(self) -> None:
         try:
-            self._run()
+            self.run()
         except Exception as err:
-            self._fail(self.program.position_of(err.__traceback__), err)
+            self.fail(err)
+
+    def fail(self, err: Exception) -> None:
+        """Re-raise ``err`` from ``run`` described with the node that raised it."""
+        if self.program is None or getattr(err, "_arignote_described", False):
+            raise err
+        self._fail(self.program.position_of(err.__traceback__), err)
 
 
 class LazyVM(VM):

@@ -225,6 +225,8 @@ def test_generated_vm_is_straight_line_code_and_falls_back_for_big_graphs(monkey
     x = pt.dvector("x")
     out = Counting("b")(Counting("a")(x))
     vm = _link([out], [x], allow_gc=True)[0]
+    assert vm.program is None  # generated only once warm
+    vm.generate()
     source = vm.program.source
     assert source.startswith("def run():")
     assert source.count("perform") == 2 and "for " not in source
@@ -233,12 +235,28 @@ def test_generated_vm_is_straight_line_code_and_falls_back_for_big_graphs(monkey
     assert type(_link([out], [x])[0]) is VM
 
 
-def test_generated_vm_reports_the_failing_node_position():
+@pytest.mark.parametrize("warm", [False, True])
+def test_generated_vm_reports_the_failing_node_position(warm):
     x = pt.dvector("x")
     out = Counting("c")(Fails("bad")(Counting("a")(Counting("z")(x))))
     f = function([x], out)
-    with pytest.raises(ValueError, match="Toposort index: 2"):
+    if warm:
+        f.vm.generate()
+    with pytest.raises(ValueError, match="Toposort index: 2") as info:
         f(np.zeros(1))
+    assert str(info.value).count("Apply node that caused the error") == 1
+
+
+def test_generated_vm_switches_to_the_program_after_warm_up():
+    x = pt.dvector("x")
+    op = Counting("a")
+    f = function([x], op(op(x)) * 2)
+    results = []
+    for _ in range(GeneratedVM.WARMUP_CALLS + 2):
+        results.append(f(np.ones(2)))
+    assert f.vm.program is not None and f.vm.run == f.vm.program.run
+    assert all((r == results[0]).all() for r in results)
+    assert op.calls == 2 * len(results)
 
 
 def test_custom_thunks_are_called_by_the_generated_vm():
@@ -250,6 +268,7 @@ def test_custom_thunks_are_called_by_the_generated_vm():
     thunk = node.op.make_thunk(node, storage, computed, [])
     thunk.lazy = False  # pretend it is an ordinary thunk to test the call line
     vm = GeneratedVM(None, [node], [thunk], storage, computed, None)
+    vm.generate()
     assert "thunk" in vm.program.source
     storage[cond][0], storage[x][0] = np.array(1), np.ones(2)
     vm()
