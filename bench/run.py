@@ -239,8 +239,8 @@ def batch_size(call: Callable, target_seconds: float = 0.02) -> int:
         n *= 2
 
 
-def measure(workload: Workload, rounds: int) -> dict[str, float]:
-    """Median seconds per call of each engine, over ``rounds`` interleaved rounds."""
+def measure(workload: Workload, rounds: int) -> dict[str, list[float]]:
+    """Seconds per call of each engine, one sample per interleaved round."""
     sizes = {engine: batch_size(call) for engine, call in workload.calls.items()}
     samples: dict[str, list[float]] = {engine: [] for engine in workload.calls}
     for _ in range(rounds):
@@ -250,15 +250,29 @@ def measure(workload: Workload, rounds: int) -> dict[str, float]:
             for _ in range(n):
                 call()
             samples[engine].append((time.perf_counter() - start) / n)
-    return {engine: statistics.median(values) for engine, values in samples.items()}
+    return samples
 
 
-def report(workload: Workload, medians: dict[str, float]) -> str:
+def report(workload: Workload, samples: dict[str, list[float]]) -> str:
+    """Median and minimum per call, and the ratio of medians to the reference engine.
+
+    The minimum is the least disturbed batch: on a shared, loaded machine it is the better
+    estimate of the cost itself, the median of what a user sees.
+    """
     scale = 1e6 if workload.unit == "us" else 1e3
+    medians = {engine: statistics.median(values) for engine, values in samples.items()}
     anchor = medians[workload.reference]
-    lines = [f"{workload.name}  (median {workload.unit} per call; ratio to {workload.reference})"]
+    anchor_min = min(samples[workload.reference])
+    lines = [
+        f"{workload.name}  ({workload.unit} per call; ratios to {workload.reference})",
+        f"  {'engine':<28} {'median':>10} {'min':>10} {'ratio':>7} {'ratio(min)':>10}",
+    ]
     for engine, seconds in medians.items():
-        lines.append(f"  {engine:<28} {seconds * scale:>10.3f}  {seconds / anchor:>6.2f}x")
+        best = min(samples[engine])
+        lines.append(
+            f"  {engine:<28} {seconds * scale:>10.3f} {best * scale:>10.3f} "
+            f"{seconds / anchor:>6.2f}x {best / anchor_min:>9.2f}x"
+        )
     return "\n".join(lines)
 
 
