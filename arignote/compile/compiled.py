@@ -273,7 +273,8 @@ class Function:
                     f"{self._signature()} is missing the argument for input {self._describe(e)}"
                 )
             elif not e.state:
-                e.cell[0] = e.default
+                # The function may overwrite a mutable input: give it a copy of the default.
+                e.cell[0] = copy.copy(e.default) if e.spec.mutable else e.default
         if self._overwritten:
             self._unalias_overwritten()
 

@@ -162,6 +162,27 @@ def _identical(a: Any, b: Any) -> bool:
         return a is b
 
 
+def _unchanged(var: Variable, before: Any, after: Any) -> bool:
+    """Whether an input value kept its contents (arrays exactly, NaN included; else the type's
+    own equality, e.g. the state of a random generator)."""
+    if isinstance(before, np.ndarray) or isinstance(after, np.ndarray):
+        return _identical(before, after)
+    values_eq = getattr(var.type, "values_eq", None)
+    try:
+        return bool(values_eq(before, after)) if values_eq is not None else before == after
+    except Exception:
+        return _identical(before, after)
+
+
+def _may_share(var: Variable, out: Any, inp: Any) -> bool:
+    if isinstance(out, np.ndarray) and isinstance(inp, np.ndarray):
+        return bool(np.may_share_memory(out, inp))
+    if out is None or inp is None or isinstance(out, np.ndarray) != isinstance(inp, np.ndarray):
+        return False
+    may_share = getattr(var.type, "may_share_memory", None)
+    return bool(may_share(out, inp)) if may_share is not None else out is inp
+
+
 def _close(var: Variable, a: Any, b: Any) -> bool:
     compare = getattr(var.type, "values_eq_approx", None)
     if compare is None:
@@ -277,18 +298,14 @@ class NodeChecker:
         return [cell[0] for cell in cells]
 
     def _check_inputs(self, before: list[Any], after: list[Any]) -> None:
-        for i, (old, new) in enumerate(zip(before, after)):
-            if i not in self.destroyed and not _identical(old, new):
+        for i, (var, old, new) in enumerate(zip(self.node.inputs, before, after)):
+            if i not in self.destroyed and not _unchanged(var, old, new):
                 raise BadDestroyMap(self.node, i, old, new)
 
     def _check_views(self, inputs: list[Any], outputs: list[Any]) -> None:
-        for j, out in enumerate(outputs):
-            if not isinstance(out, np.ndarray):
-                continue
+        for j, (var, out) in enumerate(zip(self.node.outputs, outputs)):
             for i, inp in enumerate(inputs):
-                if i in self.aliases[j] or not isinstance(inp, np.ndarray):
-                    continue
-                if np.may_share_memory(out, inp):
+                if i not in self.aliases[j] and _may_share(var, out, inp):
                     raise BadViewMap(self.node, j, i)
 
     def _check_outputs(self, outputs: list[Any]) -> None:
@@ -435,7 +452,8 @@ class DebugRunner:
         )
 
     def __call__(self) -> None:
-        inputs = [cell[0] for cell in self.in_cells]
+        # A private copy of the inputs: the compiled run may overwrite mutable ones.
+        inputs = [_copy(cell[0]) for cell in self.in_cells]
         reference = self._reference(inputs)
         self.vm()
         self._compare_with_reference(reference)

@@ -233,3 +233,10 @@ def test_mutable_argument_aliasing_another_argument_is_copied(rng):
     before = value.copy()
     np.testing.assert_allclose(f(value, value), before * 3)
     np.testing.assert_array_equal(value, before)  # aliased: the overwritten one was a copy
+
+
+def test_default_of_a_mutable_input_is_never_overwritten():
+    x = pt.dvector("x")
+    f = function([In(x, value=np.ones(2), mutable=True)], DoubleInPlace()(x), accept_inplace=True)
+    np.testing.assert_array_equal(f(), [2.0, 2.0])
+    np.testing.assert_array_equal(f(), [2.0, 2.0])

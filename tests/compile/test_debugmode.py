@@ -7,6 +7,7 @@ import pytest
 
 import arignote
 import arignote.tensor as pt
+import arignote.tensor.random as ptr
 from arignote import function
 from arignote.compile.debugmode import (
     PREALLOCATION_KINDS,
@@ -274,3 +275,14 @@ def test_preallocations_have_the_promised_layout(kind, rng):
         "wrong_size": lambda c: c.shape != value.shape,
     }[kind]
     assert expected(cell)
+
+
+def test_random_draws_pass_debug_mode():
+    """Generators are compared by state, not identity: a draw that copies its input passes."""
+    rng = arignote.shared(np.random.default_rng(7), name="rng")
+    x = ptr.normal(0.0, 1.0, size=(2, 3), rng=rng)
+    f = function([], x, mode="DebugMode")
+    first, second = f(), f()
+    expected = np.random.default_rng(7)
+    np.testing.assert_allclose(first, expected.normal(0.0, 1.0, size=(2, 3)))
+    assert not np.allclose(first, second)  # the shared generator advanced (default update)
