@@ -10,6 +10,12 @@ that.
 Copying (``Function.copy``) and pickling are defined here too. A pickled function carries its
 graph, its defaults and the values of its shared variables; the unpickled function re-links
 the graph (without rewriting it again) and computes the same results from the same state.
+
+Shared variables and pickling follow PyTensor: the unpickled function has its own copies of
+the shared variables it uses, so it never changes the original function's state. Shared
+variables pickled *together* with the function (``pickle.dumps((f, w))``) come back linked to
+the unpickled function: updating one is seen by the other. ``copy.deepcopy(f)`` behaves like
+pickling; ``f.copy()`` instead keeps using the same shared variables (see :meth:`Function.copy`).
 """
 
 from __future__ import annotations
