@@ -286,3 +286,25 @@ def test_random_draws_pass_debug_mode():
     expected = np.random.default_rng(7)
     np.testing.assert_allclose(first, expected.normal(0.0, 1.0, size=(2, 3)))
     assert not np.allclose(first, second)  # the shared generator advanced (default update)
+
+
+class DeclaredInPlace(_MatrixOp):
+    """Doubles its input in place, as declared."""
+
+    destroy_map = {0: [0]}
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        x *= 2
+        output_storage[0][0] = x
+
+
+def test_declared_in_place_op_passes_and_inputs_stay_unchanged(xv):
+    x = pt.dmatrix("x")
+    f = function([x], DeclaredInPlace()(pt.exp(x)) + x, mode="DebugMode", accept_inplace=True)
+    before = xv.copy()
+    np.testing.assert_allclose(f(xv), 2 * np.exp(before) + before)
+    np.testing.assert_array_equal(xv, before)
+    g = function([x], DeclaredInPlace()(x), mode="DebugMode", accept_inplace=True)
+    np.testing.assert_allclose(g(xv), 2 * before)
+    np.testing.assert_array_equal(xv, before)
