@@ -20,12 +20,16 @@ from arignote.tensor.basic import (
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 
 # The op families, one module each (their __all__ lists what they export).
+from arignote.tensor.indexing_ops import *
 from arignote.tensor.math import *
 from arignote.tensor.products import *
 from arignote.tensor.reduction import *
 from arignote.tensor.reshape import *
 from arignote.tensor.shape import *
 from arignote.tensor.sharedvar import TensorSharedVariable
+from arignote.tensor.sort import *
+from arignote.tensor.special import *
+from arignote.tensor.subtensor import *  # with the advanced indexing ops
 from arignote.tensor.type import TensorType, tensor
 from arignote.tensor.variable import TensorConstant, TensorVariable
 

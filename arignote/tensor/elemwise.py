@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from arignote.graph.basic import Apply, Constant, Variable
-from arignote.graph.grad_types import is_disconnected, is_null
+from arignote.graph.grad_types import NullTypeGradError, is_disconnected, is_null
 from arignote.graph.op import Op
 from arignote.graph.traversal import io_toposort
 from arignote.graph.utils import FrozenDict
@@ -191,7 +191,9 @@ class Elemwise(Op):
         nin = self.scalar_op.nin
         if nin >= 0 and len(inputs) != nin:
             raise TypeError(f"{self} takes {nin} inputs, got {len(inputs)}")
-        inputs = convert_weak_scalars(inputs, lambda v, dt: constant(v, dtype=dt))
+        inputs = convert_weak_scalars(
+            inputs, lambda v, dt: constant(v, dtype=dt), self.scalar_op.typing_positions
+        )
         inputs = [as_tensor_variable(i) for i in inputs]
         ndim = max((i.type.ndim for i in inputs), default=0)
         inputs = [_pad_left(i, ndim) for i in inputs]
@@ -269,8 +271,10 @@ class Elemwise(Op):
             partials = self._elementwise_partials(inputs, outputs, seeds)
             total = None
             for partial, ev in zip(partials, eval_points):
-                if ev is None or is_null(partial) or is_disconnected(partial):
+                if ev is None or is_disconnected(partial):
                     continue
+                if is_null(partial):  # a tangent along an input without a derivative
+                    raise NullTypeGradError(f"R_op of {self}: {partial.type.why_null}")
                 if isinstance(partial, Constant) and np.all(partial.data == 0):
                     continue
                 term = partial * ev  # J is diagonal: (J v)_i = df/dx_i * v_i

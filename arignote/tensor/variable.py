@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import arignote.tensor.indexing_ops as tio
 import arignote.tensor.math as tm
 import arignote.tensor.products as tp
 import arignote.tensor.reduction as tred
+import arignote.tensor.sort as tsort
+import arignote.tensor.subtensor as tsub
 from arignote.graph.basic import Constant, Variable
 from arignote.tensor.basic import constant
 from arignote.tensor.elemwise import DimShuffle
@@ -196,11 +199,91 @@ class _TensorOperators:
     def log(self) -> Variable:
         return tm.log(self)
 
+    def round(self, mode: Any = None, decimals: int = 0) -> Variable:
+        """Round half to even (NumPy's rule) unless ``mode="half_away_from_zero"``."""
+        return tm.round(self, mode, decimals)
+
+    def __round__(self, ndigits: int | None = None) -> Variable:
+        return tm.round(self, decimals=ndigits or 0)
+
+    def trunc(self) -> Variable:
+        return tm.trunc(self)
+
+    def __trunc__(self) -> Variable:
+        return tm.trunc(self)
+
+    def __floor__(self) -> Variable:
+        return tm.floor(self)
+
+    def __ceil__(self) -> Variable:
+        return tm.ceil(self)
+
+    def clip(self, min: Any = None, max: Any = None) -> Variable:
+        return tm.clip(self, min, max)
+
+    def conj(self) -> Variable:
+        return tm.conj(self)
+
+    conjugate = conj
+
+    @property
+    def real(self) -> Variable:
+        return tm.real(self)
+
+    @property
+    def imag(self) -> Variable:
+        return tm.imag(self)
+
+    def __divmod__(self, other):
+        return tm.divmod(self, other)
+
+    def __rdivmod__(self, other):
+        return tm.divmod(other, self)
+
+    __lshift__, __rlshift__ = _binary(tm.left_shift)
+    __rshift__, __rrshift__ = _binary(tm.right_shift)
+
     # -- more reductions (reduction.py) -----------------------------------------------------
 
     # -- creation and shape methods (shape/join/extra ops) ----------------------------------
 
     # -- indexing (subtensor.py, sort.py) ---------------------------------------------------
+
+    def __getitem__(self, index: Any) -> Variable:
+        return tsub.getitem(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(
+            "Tensor variables are immutable: use arignote.tensor.set_subtensor(x[index], value) "
+            "or inc_subtensor(x[index], value), which return the updated tensor"
+        )
+
+    def set(self, y: Any, **kwargs: Any) -> Variable:
+        """``set_subtensor(self, y)``: for ``x[index].set(y)``."""
+        return tsub.set_subtensor(self, y, **kwargs)
+
+    def inc(self, y: Any, **kwargs: Any) -> Variable:
+        """``inc_subtensor(self, y)``: for ``x[index].inc(y)``."""
+        return tsub.inc_subtensor(self, y, **kwargs)
+
+    def nonzero(self) -> tuple:
+        return tio.nonzero(self)
+
+    def take(self, indices: Any, axis: int | None = None, mode: str = "raise") -> Variable:
+        return tio.take(self, indices, axis=axis, mode=mode)
+
+    def choose(self, choices: Any, mode: str = "raise") -> Variable:
+        return tio.choose(self, choices, mode=mode)
+
+    def sort(self, axis: int | None = -1, kind: str | None = None, order=None) -> Variable:
+        """The sorted tensor (a new variable: unlike ``ndarray.sort``, nothing is modified)."""
+        return tsort.sort(self, axis=axis, kind=kind, order=order)
+
+    def argsort(self, axis: int | None = -1, kind: str | None = None, order=None) -> Variable:
+        return tsort.argsort(self, axis=axis, kind=kind, order=order)
+
+    def searchsorted(self, v: Any, side: str = "left", sorter: Any = None) -> Variable:
+        return tsort.searchsorted(self, v, side=side, sorter=sorter)
 
     # -- products and linear algebra (products.py, linalg/) ---------------------------------
 
