@@ -112,7 +112,10 @@ class Function:
         self._install_fast_call()
 
     def _setup(self, maker: Any, containers: list[Container], output_cells: list[list]) -> None:
-        n_outputs = len(maker.outputs)
+        self._setup_arguments(maker, containers)
+        self._setup_results(maker, containers, output_cells)
+
+    def _setup_arguments(self, maker: Any, containers: list[Container]) -> None:
         self._explicit = [
             _Explicit(position, inp, c)
             for position, (inp, c) in enumerate(zip(maker.inputs, containers))
@@ -125,15 +128,6 @@ class Function:
             if e.name:
                 # A name given to two inputs is ambiguous: neither may be passed by it.
                 self._by_name[e.name] = None if e.name in self._by_name else index
-        update_inputs = [j for j, inp in enumerate(maker.inputs) if inp.update is not None]
-        self._updates = [
-            (containers[j].storage, output_cells[n_outputs + k])
-            for k, j in enumerate(update_inputs)
-        ]
-        self._result_cells = output_cells[:n_outputs]
-        self._kind = maker.return_kind
-        self._keys = maker.output_keys
-        self._single_cell = output_cells[0] if self._kind == "single" else None
         # Arguments the function may overwrite: copied when they alias another argument.
         destroyed = destroyed_inputs(maker.fgraph)
         graph_inputs = maker.fgraph.inputs
@@ -147,6 +141,20 @@ class Function:
             self._overwritten
         )
         self._has_static = any(e.static_shape is not None for e in self._explicit)
+
+    def _setup_results(
+        self, maker: Any, containers: list[Container], output_cells: list[list]
+    ) -> None:
+        n_outputs = len(maker.outputs)
+        update_inputs = [j for j, inp in enumerate(maker.inputs) if inp.update is not None]
+        self._updates = [
+            (containers[j].storage, output_cells[n_outputs + k])
+            for k, j in enumerate(update_inputs)
+        ]
+        self._result_cells = output_cells[:n_outputs]
+        self._kind = maker.return_kind
+        self._keys = maker.output_keys
+        self._single_cell = output_cells[0] if self._kind == "single" else None
         # Cells cleared after a call so that the function keeps no reference to arguments and
         # results (the VM may not recycle returned memory anyway).
         gc = getattr(self.vm, "allow_gc", True)
