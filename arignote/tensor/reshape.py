@@ -9,6 +9,7 @@ import numpy as np
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.grad_types import disconnected
 from arignote.graph.op import Op
+from arignote.scalar.basic import discrete_dtypes, grad_dtype
 from arignote.tensor import basic as tb
 from arignote.tensor.basic import (
     MakeVector,
@@ -17,7 +18,7 @@ from arignote.tensor.basic import (
     get_scalar_constant_value,
 )
 from arignote.tensor.math import eq, int_div, mul, switch
-from arignote.tensor.shape import as_shape_vector, shape, shape_i
+from arignote.tensor.shape import as_shape_vector, shape_i, shape_tuple
 from arignote.tensor.type import tensor_type
 
 
@@ -68,6 +69,7 @@ class Reshape(Op):
         entries = _static_entries(shp, self.ndim)
         if sum(e == -1 for e in entries) > 1:
             raise ValueError("Reshape: at most one dimension may be -1")
+        _check_entries(entries, x.type.shape)
         entries = _resolve_minus_one(entries, x.type.shape)
         return Apply(self, [x, shp], [tensor_type(x.type.dtype, tuple(entries))()])
 
@@ -90,8 +92,8 @@ class Reshape(Op):
             s is not None for s in static
         ):
             return [tuple(static)]
-        total = mul(*x_shape) if x_shape else as_tensor_variable(np.int64(1))
-        known = mul(*[switch(eq(r, -1), 1, r) for r in requested]) if requested else 1
+        total = _product(x_shape)
+        known = _product([switch(eq(r, -1), 1, r) for r in requested])
         return [tuple(switch(eq(r, -1), int_div(total, known), r) for r in requested)]
 
     def connection_pattern(self, node):
@@ -99,12 +101,23 @@ class Reshape(Op):
 
     def grad(self, inputs, output_grads):
         (x, _), (gz,) = inputs, output_grads
-        return [reshape(gz, shape(x), ndim=x.type.ndim), disconnected()]
+        if x.type.dtype in discrete_dtypes:
+            return [x.zeros_like(dtype=grad_dtype(x)), disconnected()]  # integer-valued output
+        return [reshape(gz, list(shape_tuple(x)), ndim=x.type.ndim), disconnected()]
 
     def R_op(self, inputs, eval_points):
         if eval_points[0] is None:
             return [None]
         return [self(eval_points[0], inputs[1])]  # linear
+
+
+def _product(entries: list) -> Variable:
+    """The product of int64 0-d ``entries`` (1 for none; ``mul`` needs two operands)."""
+    if not entries:
+        return as_tensor_variable(np.int64(1))
+    if len(entries) == 1:
+        return as_tensor_variable(entries[0])
+    return mul(*entries)
 
 
 def _resolve_minus_one(entries: list, in_shape: tuple) -> list:
@@ -117,6 +130,16 @@ def _resolve_minus_one(entries: list, in_shape: tuple) -> list:
     if others == 0 or total % others:
         raise ValueError(f"Cannot reshape a tensor of shape {in_shape} into {tuple(entries)}")
     return [total // others if e == -1 else e for e in entries]
+
+
+def _check_entries(entries: list, in_shape: tuple) -> None:
+    """Refuse lengths below -1, and static lengths whose product differs from the input's."""
+    if any(e is not None and e < -1 for e in entries):
+        raise ValueError(f"Reshape: invalid length in {tuple(entries)}")
+    if None in entries or -1 in entries or None in in_shape:
+        return
+    if int(np.prod(entries, dtype=np.int64)) != int(np.prod(in_shape, dtype=np.int64)):
+        raise ValueError(f"Cannot reshape a tensor of shape {in_shape} into {tuple(entries)}")
 
 
 def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
@@ -143,4 +166,9 @@ def flatten(x: Any, ndim: int = 1) -> Variable:
     return reshape(x, [*leading, -1], ndim=ndim)
 
 
-__all__ = ["Reshape", "flatten", "reshape"]
+def ravel(x: Any) -> Variable:
+    """``x`` as a vector (C order), like ``np.ravel``."""
+    return flatten(x, 1)
+
+
+__all__ = ["Reshape", "flatten", "ravel", "reshape"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import arignote.tensor.extra_ops as textra
 import arignote.tensor.indexing_ops as tio
 import arignote.tensor.math as tm
 import arignote.tensor.products as tp
@@ -19,7 +20,7 @@ from arignote.graph.basic import Constant, Variable
 from arignote.tensor.basic import constant
 from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.reshape import flatten, reshape
-from arignote.tensor.shape import shape, shape_tuple
+from arignote.tensor.shape import shape, shape_tuple, squeeze, swapaxes
 from arignote.tensor.type import TensorType
 
 
@@ -245,7 +246,49 @@ class _TensorOperators:
 
     # -- more reductions (reduction.py) -----------------------------------------------------
 
+    def prod(self, axis=None, dtype=None, keepdims=False, acc_dtype=None) -> Variable:
+        return tred.prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def var(self, axis=None, ddof=0, keepdims=False) -> Variable:
+        return tred.var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, ddof=0, keepdims=False) -> Variable:
+        return tred.std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False) -> Variable:
+        return tred.argmin(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis=None, keepdims=False) -> Variable:
+        return tred.all(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis=None, keepdims=False) -> Variable:
+        return tred.any(self, axis=axis, keepdims=keepdims)
+
+    def ptp(self, axis=None, keepdims=False) -> Variable:
+        return tred.ptp(self, axis=axis, keepdims=keepdims)
+
+    def cumsum(self, axis=None) -> Variable:
+        return textra.cumsum(self, axis=axis)
+
+    def cumprod(self, axis=None) -> Variable:
+        return textra.cumprod(self, axis=axis)
+
     # -- creation and shape methods (shape/join/extra ops) ----------------------------------
+
+    def squeeze(self, axis=None) -> Variable:
+        return squeeze(self, axis=axis)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Variable:
+        return swapaxes(self, axis1, axis2)
+
+    def repeat(self, repeats: Any, axis: int | None = None) -> Variable:
+        return textra.repeat(self, repeats, axis=axis)
+
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variable:
+        return textra.diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Variable:
+        return textra.trace(self, offset, axis1, axis2, dtype=dtype)
 
     # -- indexing (subtensor.py, sort.py) ---------------------------------------------------
 
