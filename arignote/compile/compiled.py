@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from arignote.compile.aliasing import destroyed_inputs
+from arignote.compile.aliasing import destroyed_inputs, protect_inputs
 from arignote.compile.fastcall import fast_call
 from arignote.compile.io import In, Out
 from arignote.compile.profiling import as_profile
@@ -475,6 +475,10 @@ def _copy_function(
         inputs.append(new_inp)
         containers.append(_copied_container(new_inp, container))
     _rebind_updates(fgraph, inputs)
+    if delete_updates:
+        # Inputs that lost their update are no longer mutable: in-place ops of the compiled
+        # graph that overwrote them must now overwrite copies.
+        protect_inputs(fgraph, [inp.mutable for inp in inputs])
     storage_map = None
     if share_memory:
         boundary = set(maker.fgraph.inputs) | set(maker.fgraph.outputs)

@@ -435,3 +435,17 @@ def test_get_shared_and_str():
 def test_eval_uses_function():
     x = pt.dvector("x")
     np.testing.assert_array_equal((x * 3).eval({x: [1.0, 2.0]}), [3.0, 6.0])
+
+
+def test_copy_with_delete_updates_protects_formerly_updated_state():
+    """An update computed in place in the shared variable's memory must not survive the copy."""
+    state = shared(np.zeros(2), name="state")
+    inc = pt.dvector("inc")
+    add_inplace = Elemwise(ps.add, inplace_pattern={0: 0})
+    total = add_inplace(state, inc)
+    acc = function([inc], total * 2, updates=[(state, total)], accept_inplace=True)
+    np.testing.assert_array_equal(acc(np.ones(2)), [2.0, 2.0])
+    np.testing.assert_array_equal(state.get_value(), [1.0, 1.0])
+    peek = acc.copy(delete_updates=True)
+    np.testing.assert_array_equal(peek(np.ones(2)), [4.0, 4.0])
+    np.testing.assert_array_equal(state.get_value(), [1.0, 1.0])
