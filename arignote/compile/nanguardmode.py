@@ -67,6 +67,10 @@ def _value_summary(value: Any) -> str:
     return text
 
 
+def _article(word: str) -> str:
+    return "an" if word[0].lower() in "aeiou" else "a"
+
+
 def _checked(var: Variable) -> bool:
     return getattr(var.tag, "nan_guard_mode_check", True) is not False
 
@@ -84,7 +88,8 @@ class NanGuard:
                 problem = _problem(storage_map[var][0], *self.flags)
                 if problem is not None:
                     raise NanGuardError(
-                        f"NanGuardMode: the function input {var} holds a {problem} "
+                        f"NanGuardMode: the function input {var} holds {_article(problem)} "
+                        f"{problem} "
                         f"({_value_summary(storage_map[var][0])}), read by {node}",
                         None,
                         var,
@@ -104,7 +109,8 @@ class NanGuard:
 
     def _message(self, node: Apply, index: int, problem: str, storage_map: dict) -> str:
         lines = [
-            f"NanGuardMode found a {problem} in output {index} of {node}, the first node to "
+            f"NanGuardMode found {_article(problem)} {problem} in output {index} of {node}, the "
+            "first node to "
             f"produce one (op {node.op})",
             f"  created at: {format_trace(getattr(node.outputs[index].tag, 'trace', None))}",
             "  inputs of the node:",
