@@ -22,9 +22,13 @@ from arignote.scalar.basic import (
 )
 
 
-def _grad_or_zero(x, term):
-    """``term`` as the gradient for ``x``, or zero when ``x`` is discrete-valued."""
-    return zero_grad_for(x) if is_discrete(x) else term
+def grad_for(x, term):
+    """``term`` as the gradient for ``x``, in the gradient dtype of ``x``.
+
+    An integer input of a float-valued output has the same gradient as a float one would (the
+    function is defined between the integers; see the Op contract): only its dtype differs.
+    """
+    return cast(term, grad_dtype(x)) if is_discrete(x) else term
 
 
 def _zero_grads(inputs):
@@ -40,7 +44,7 @@ class Add(ScalarOp):
         (gz,) = output_grads
         if is_discrete(outputs[0]):
             return _zero_grads(inputs)
-        return [_grad_or_zero(x, gz) for x in inputs]  # d(sum)/dx_i = 1
+        return [grad_for(x, gz) for x in inputs]  # d(sum)/dx_i = 1
 
 
 class Mul(ScalarOp):
@@ -57,7 +61,7 @@ class Mul(ScalarOp):
             others = [y for j, y in enumerate(inputs) if j != i]
             # d(prod)/dx_i = product of the other factors
             term = gz * (mul(*others) if len(others) > 1 else others[0])
-            grads.append(_grad_or_zero(x, term))
+            grads.append(grad_for(x, term))
         return grads
 
 
@@ -68,7 +72,7 @@ class Sub(BinaryScalarOp):
         (x, y), (gz,) = inputs, output_grads
         if is_discrete(outputs[0]):
             return _zero_grads(inputs)
-        return [_grad_or_zero(x, gz), _grad_or_zero(y, neg(gz))]
+        return [grad_for(x, gz), grad_for(y, neg(gz))]
 
 
 class TrueDiv(BinaryScalarOp):
@@ -77,7 +81,7 @@ class TrueDiv(BinaryScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         (x, y), (z,), (gz,) = inputs, outputs, output_grads
         # z = x / y: dz/dx = 1/y, dz/dy = -x/y^2 = -z/y
-        return [_grad_or_zero(x, gz / y), _grad_or_zero(y, neg(gz) * z / y)]
+        return [grad_for(x, gz / y), grad_for(y, neg(gz) * z / y)]
 
 
 class IntDiv(BinaryScalarOp):
@@ -95,7 +99,7 @@ class Mod(BinaryScalarOp):
         if is_discrete(outputs[0]):
             return _zero_grads(inputs)
         # x mod y = x - y * floor(x / y): d/dx = 1, d/dy = -floor(x / y)
-        return [_grad_or_zero(x, gz), _grad_or_zero(y, neg(gz) * floor(x / y))]
+        return [grad_for(x, gz), grad_for(y, neg(gz) * floor(x / y))]
 
 
 class Neg(UnaryScalarOp):
@@ -103,7 +107,7 @@ class Neg(UnaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (gz,) = inputs, output_grads
-        return [_grad_or_zero(x, neg(gz))] if not is_discrete(outputs[0]) else _zero_grads(inputs)
+        return [grad_for(x, neg(gz))] if not is_discrete(outputs[0]) else _zero_grads(inputs)
 
 
 class Abs(UnaryScalarOp):
@@ -142,7 +146,7 @@ class Maximum(BinaryScalarOp):
             return _zero_grads(inputs)
         # the gradient flows to the larger input (to x on ties)
         x_wins = ge(x, y)
-        return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
+        return [grad_for(x, switch(x_wins, gz, 0)), grad_for(y, switch(x_wins, 0, gz))]
 
 
 class Minimum(BinaryScalarOp):
@@ -154,7 +158,7 @@ class Minimum(BinaryScalarOp):
         if is_discrete(outputs[0]):
             return _zero_grads(inputs)
         x_wins = le(x, y)
-        return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
+        return [grad_for(x, switch(x_wins, gz, 0)), grad_for(y, switch(x_wins, 0, gz))]
 
 
 class Comparison(BinaryScalarOp):
@@ -239,8 +243,8 @@ class Switch(ScalarOp):
             return _zero_grads(inputs)
         return [
             zero_grad_for(cond),
-            _grad_or_zero(a, switch(cond, gz, 0)),
-            _grad_or_zero(b, switch(cond, 0, gz)),
+            grad_for(a, switch(cond, gz, 0)),
+            grad_for(b, switch(cond, 0, gz)),
         ]
 
 
@@ -261,7 +265,9 @@ class Second(BinaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (_x, y), (gz,) = inputs, output_grads
-        return [disconnected(), _grad_or_zero(y, gz)]
+        if is_discrete(outputs[0]):
+            return [disconnected(), zero_grad_for(y)]
+        return [disconnected(), grad_for(y, gz)]
 
 
 class Identity(UnaryScalarOp):
@@ -275,7 +281,9 @@ class Identity(UnaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (gz,) = inputs, output_grads
-        return [_grad_or_zero(x, gz)]
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        return [grad_for(x, gz)]
 
 
 class Cast(UnaryScalarOp):
@@ -297,12 +305,10 @@ class Cast(UnaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (gz,) = inputs, output_grads
-        if is_discrete(outputs[0]) or is_discrete(x):
-            # int(x) is piecewise constant; an integer input gets a float zero (see the contract)
-            if is_discrete(outputs[0]):
-                return [zero_grad_for(x)]
-            return [cast(gz, grad_dtype(x))]
-        return [cast(gz, x.type.dtype)]
+        if is_discrete(outputs[0]):
+            return [zero_grad_for(x)]  # int(x) is piecewise constant
+        # float(y) of an integer y passes the gradient on, in a float dtype (see the contract)
+        return [cast(gz, grad_dtype(x))]
 
 
 @cache

@@ -67,12 +67,12 @@ class Sum(CAReduce):
         return super().make_node(x)
 
     def L_op(self, inputs, outputs, output_grads):
-        (x,), (gz,) = inputs, output_grads
-        if x.type.dtype in discrete_dtypes:
-            return [x.zeros_like(dtype=grad_dtype(x))]
+        (x,), (out,), (gz,) = inputs, outputs, output_grads
+        if out.type.dtype in discrete_dtypes:
+            return [x.zeros_like(dtype=grad_dtype(x))]  # an integer sum is a step function
         # each input element contributes once to its sum: broadcast gz back over the axes
         gz = _restore_axes(gz, self._reduced_axes(x.type.ndim), x.type.ndim)
-        return [fill(x, gz).astype(x.type.dtype)]
+        return [fill(x, gz).astype(grad_dtype(x))]
 
     def R_op(self, inputs, eval_points):
         (ev,) = eval_points
@@ -109,11 +109,10 @@ class MaxOrMin(CAReduce):
             return [None]
         axes = self._reduced_axes(x.type.ndim)
         out = self(x)
-        # J v picks v at the position of the extreme (first one, as argmax does)
+        # J v adds up v where x reaches the extreme: the transpose of L_op, which gives the
+        # cotangent to every tied extreme (so <u, J v> == <J^T u, v> holds even at ties)
         picked = switch(eq(x, _restore_axes(out, axes, x.type.ndim)), ev, 0)
-        return [
-            Sum(self.axis)(picked) / Sum(self.axis)(eq(x, _restore_axes(out, axes, x.type.ndim)))
-        ]
+        return [Sum(self.axis, dtype=out.type.dtype)(picked)]
 
 
 class Max(MaxOrMin):

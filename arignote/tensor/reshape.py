@@ -9,6 +9,7 @@ import numpy as np
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.grad_types import disconnected
 from arignote.graph.op import Op
+from arignote.scalar.basic import discrete_dtypes, grad_dtype
 from arignote.tensor import basic as tb
 from arignote.tensor.basic import (
     MakeVector,
@@ -99,6 +100,8 @@ class Reshape(Op):
 
     def grad(self, inputs, output_grads):
         (x, _), (gz,) = inputs, output_grads
+        if x.type.dtype in discrete_dtypes:
+            return [x.zeros_like(dtype=grad_dtype(x)), disconnected()]  # integer-valued output
         return [reshape(gz, shape(x), ndim=x.type.ndim), disconnected()]
 
     def R_op(self, inputs, eval_points):
