@@ -13,6 +13,8 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
+
 from arignote.autodiff.connection import checked_connection_pattern, connected_descendants
 from arignote.autodiff.node_grads import (
     GradientNotDefinedError,
@@ -31,8 +33,9 @@ from arignote.graph.grad_types import (
 )
 from arignote.graph.traversal import io_toposort
 from arignote.scalar.basic import continuous_dtypes
-from arignote.tensor.basic import as_tensor_variable
+from arignote.tensor.basic import as_tensor_variable, constant
 from arignote.tensor.math import cast
+from arignote.tensor.type import TensorType
 
 __all__ = ["GradientNotDefinedError", "Lop", "grad"]
 
@@ -103,6 +106,14 @@ def _as_cotangent(var: Variable, g: Any, what: str) -> Variable:
     return g
 
 
+def _one_like(cost: Variable) -> Variable:
+    """d cost / d cost = 1, as a constant (a ``fill`` of the cost would make the gradient
+    graph depend on everything the cost depends on)."""
+    if isinstance(cost.type, TensorType):
+        return constant(np.ones((), dtype=grad_dtype_of(cost)))
+    return cost.ones_like(dtype=grad_dtype_of(cost))
+
+
 def _initial_cotangents(cost: Variable | None, known_grads: dict | None) -> dict:
     """The cotangents fixed before the pass: d cost/d cost = 1, and ``known_grads``."""
     known: dict[Variable, Variable] = {}
@@ -113,7 +124,7 @@ def _initial_cotangents(cost: Variable | None, known_grads: dict | None) -> dict
             raise ValueError(f"Cannot differentiate an undefined cost: {cost.type.why_null}")
         if getattr(cost.type, "ndim", 0) != 0:
             raise TypeError(f"cost must be a scalar (0-d), got {cost} of type {cost.type}")
-        known[cost] = cost.ones_like(dtype=grad_dtype_of(cost))
+        known[cost] = _one_like(cost)
     elif not known_grads:
         raise ValueError("grad needs a cost, or known_grads (or both)")
     for var, g in (known_grads or {}).items():

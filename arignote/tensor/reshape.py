@@ -18,7 +18,7 @@ from arignote.tensor.basic import (
     get_scalar_constant_value,
 )
 from arignote.tensor.math import eq, int_div, mul, switch
-from arignote.tensor.shape import as_shape_vector, shape, shape_i
+from arignote.tensor.shape import as_shape_vector, shape_i, shape_tuple
 from arignote.tensor.type import tensor_type
 
 
@@ -91,8 +91,8 @@ class Reshape(Op):
             s is not None for s in static
         ):
             return [tuple(static)]
-        total = mul(*x_shape) if x_shape else as_tensor_variable(np.int64(1))
-        known = mul(*[switch(eq(r, -1), 1, r) for r in requested]) if requested else 1
+        total = _product(x_shape)
+        known = _product([switch(eq(r, -1), 1, r) for r in requested])
         return [tuple(switch(eq(r, -1), int_div(total, known), r) for r in requested)]
 
     def connection_pattern(self, node):
@@ -102,12 +102,21 @@ class Reshape(Op):
         (x, _), (gz,) = inputs, output_grads
         if x.type.dtype in discrete_dtypes:
             return [x.zeros_like(dtype=grad_dtype(x)), disconnected()]  # integer-valued output
-        return [reshape(gz, shape(x), ndim=x.type.ndim), disconnected()]
+        return [reshape(gz, list(shape_tuple(x)), ndim=x.type.ndim), disconnected()]
 
     def R_op(self, inputs, eval_points):
         if eval_points[0] is None:
             return [None]
         return [self(eval_points[0], inputs[1])]  # linear
+
+
+def _product(entries: list) -> Variable:
+    """The product of int64 0-d ``entries`` (1 for none; ``mul`` needs two operands)."""
+    if not entries:
+        return as_tensor_variable(np.int64(1))
+    if len(entries) == 1:
+        return as_tensor_variable(entries[0])
+    return mul(*entries)
 
 
 def _resolve_minus_one(entries: list, in_shape: tuple) -> list:
