@@ -102,7 +102,7 @@ class _Printer:
     def visit(self, var: Variable, prefix: str, child_prefix: str, level: int) -> None:
         self.lines.append(prefix + self.describe(var))
         node = var.owner
-        if node is None or (self.depth >= 0 and level >= self.depth):
+        if node is None or (self.depth >= 0 and level + 1 >= self.depth):
             return
         if self.stop_on_name and var.name is not None and level > 0:
             return

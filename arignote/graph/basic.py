@@ -192,7 +192,7 @@ class Variable(Node):
         self.owner = owner
         self.index = index
         if name is not None and not isinstance(name, str):
-            raise TypeError(f"A variable's name must be a string, got {type(name).__name__}")
+            raise TypeError(f"A variable's name must be a string, got {name.__class__.__name__}")
         self.name = name
         self.auto_name = f"auto_{next(_auto_name_counter)}"
 

@@ -32,4 +32,7 @@ from arignote.tensor.variable import TensorConstant, TensorVariable
 # The type constructors: scalar, vector, matrix, ..., their b/w/i/l/f/d/c/z variants and plurals.
 globals().update(_type_module.constructors())
 
+# Random variables live in their own namespace: pt.random.normal, pt.random.RandomStream.
+from arignote.tensor import random
+
 as_tensor = as_tensor_variable

@@ -146,6 +146,8 @@ class TensorType(Type):
         except (ValueError, TypeError) as err:
             raise TypeError(f"{self} cannot interpret {data!r} as an array: {err}") from err
         self._check_numeric(array, data)
+        if array.dtype.kind == "c" and self.numpy_dtype.kind != "c":
+            raise TypeError(f"{self} cannot hold the complex value {data!r}")
         with np.errstate(all="ignore"):
             converted = array.astype(self.numpy_dtype)
         if allow_downcast or array.dtype == self.numpy_dtype:
