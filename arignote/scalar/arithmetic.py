@@ -22,11 +22,13 @@ from arignote.scalar.basic import (
 )
 
 
-def grad_for(x, term):
+def _grad_or_zero(x, term):
     """``term`` as the gradient for ``x``, in the gradient dtype of ``x``.
 
-    An integer input of a float-valued output has the same gradient as a float one would (the
-    function is defined between the integers; see the Op contract): only its dtype differs.
+    Callers return zeros (``_zero_grads``) when the *output* is integer-valued. An integer
+    *input* of a float-valued output has the same gradient as a float one would: the function
+    is defined between the integers (the Op contract's mixed-dot example). Only the dtype of
+    the gradient differs (floatX).
     """
     return cast(term, grad_dtype(x)) if is_discrete(x) else term
 
@@ -44,7 +46,7 @@ class Add(ScalarOp):
         (gz,) = output_grads
         if is_discrete(outputs[0]):
             return _zero_grads(inputs)
-        return [grad_for(x, gz) for x in inputs]  # d(sum)/dx_i = 1
+        return [_grad_or_zero(x, gz) for x in inputs]  # d(sum)/dx_i = 1
 
 
 class Mul(ScalarOp):
@@ -61,7 +63,7 @@ class Mul(ScalarOp):
             others = [y for j, y in enumerate(inputs) if j != i]
             # d(prod)/dx_i = product of the other factors
             term = gz * (mul(*others) if len(others) > 1 else others[0])
-            grads.append(grad_for(x, term))
+            grads.append(_grad_or_zero(x, term))
         return grads
 
 
@@ -72,7 +74,7 @@ class Sub(BinaryScalarOp):
         (x, y), (gz,) = inputs, output_grads
         if is_discrete(outputs[0]):
             return _zero_grads(inputs)
-        return [grad_for(x, gz), grad_for(y, neg(gz))]
+        return [_grad_or_zero(x, gz), _grad_or_zero(y, neg(gz))]
 
 
 class TrueDiv(BinaryScalarOp):
@@ -81,7 +83,7 @@ class TrueDiv(BinaryScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         (x, y), (z,), (gz,) = inputs, outputs, output_grads
         # z = x / y: dz/dx = 1/y, dz/dy = -x/y^2 = -z/y
-        return [grad_for(x, gz / y), grad_for(y, neg(gz) * z / y)]
+        return [_grad_or_zero(x, gz / y), _grad_or_zero(y, neg(gz) * z / y)]
 
 
 class IntDiv(BinaryScalarOp):
@@ -99,7 +101,7 @@ class Mod(BinaryScalarOp):
         if is_discrete(outputs[0]):
             return _zero_grads(inputs)
         # x mod y = x - y * floor(x / y): d/dx = 1, d/dy = -floor(x / y)
-        return [grad_for(x, gz), grad_for(y, neg(gz) * floor(x / y))]
+        return [_grad_or_zero(x, gz), _grad_or_zero(y, neg(gz) * floor(x / y))]
 
 
 class Neg(UnaryScalarOp):
@@ -107,7 +109,7 @@ class Neg(UnaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (gz,) = inputs, output_grads
-        return [grad_for(x, neg(gz))] if not is_discrete(outputs[0]) else _zero_grads(inputs)
+        return [_grad_or_zero(x, neg(gz))] if not is_discrete(outputs[0]) else _zero_grads(inputs)
 
 
 class Abs(UnaryScalarOp):
@@ -146,7 +148,7 @@ class Maximum(BinaryScalarOp):
             return _zero_grads(inputs)
         # the gradient flows to the larger input (to x on ties)
         x_wins = ge(x, y)
-        return [grad_for(x, switch(x_wins, gz, 0)), grad_for(y, switch(x_wins, 0, gz))]
+        return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
 
 
 class Minimum(BinaryScalarOp):
@@ -158,7 +160,7 @@ class Minimum(BinaryScalarOp):
         if is_discrete(outputs[0]):
             return _zero_grads(inputs)
         x_wins = le(x, y)
-        return [grad_for(x, switch(x_wins, gz, 0)), grad_for(y, switch(x_wins, 0, gz))]
+        return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
 
 
 class Comparison(BinaryScalarOp):
@@ -243,8 +245,8 @@ class Switch(ScalarOp):
             return _zero_grads(inputs)
         return [
             zero_grad_for(cond),
-            grad_for(a, switch(cond, gz, 0)),
-            grad_for(b, switch(cond, 0, gz)),
+            _grad_or_zero(a, switch(cond, gz, 0)),
+            _grad_or_zero(b, switch(cond, 0, gz)),
         ]
 
 
@@ -267,7 +269,7 @@ class Second(BinaryScalarOp):
         (_x, y), (gz,) = inputs, output_grads
         if is_discrete(outputs[0]):
             return [disconnected(), zero_grad_for(y)]
-        return [disconnected(), grad_for(y, gz)]
+        return [disconnected(), _grad_or_zero(y, gz)]
 
 
 class Identity(UnaryScalarOp):
@@ -283,7 +285,7 @@ class Identity(UnaryScalarOp):
         (x,), (gz,) = inputs, output_grads
         if is_discrete(outputs[0]):
             return _zero_grads(inputs)
-        return [grad_for(x, gz)]
+        return [_grad_or_zero(x, gz)]
 
 
 class Cast(UnaryScalarOp):
@@ -305,10 +307,12 @@ class Cast(UnaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (gz,) = inputs, output_grads
-        if is_discrete(outputs[0]):
-            return [zero_grad_for(x)]  # int(x) is piecewise constant
-        # float(y) of an integer y passes the gradient on, in a float dtype (see the contract)
-        return [cast(gz, grad_dtype(x))]
+        if is_discrete(outputs[0]) or is_discrete(x):
+            # int(x) is piecewise constant; an integer input gets a float zero (see the contract)
+            if is_discrete(outputs[0]):
+                return [zero_grad_for(x)]
+            return [cast(gz, grad_dtype(x))]
+        return [cast(gz, x.type.dtype)]
 
 
 @cache

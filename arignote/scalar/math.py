@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import scipy.special as sp
 
-from arignote.scalar.arithmetic import eq, grad_for, neg, switch
+from arignote.scalar.arithmetic import neg
 from arignote.scalar.basic import (
     BinaryScalarOp,
     FloatUnaryOp,
@@ -29,11 +27,10 @@ class Pow(BinaryScalarOp):
         (x, y), (z,), (gz,) = inputs, outputs, output_grads
         if is_discrete(z):
             return [zero_grad_for(x), zero_grad_for(y)]
-        # z = x^y: dz/dx = y x^(y-1), dz/dy = log(x) x^y (taken as 0 at x = 0, where x^y is flat
-        # in y for y > 0). Integer inputs get the same derivative as float ones would.
-        gx = gz * y * pow(x, y - 1)
-        gy = switch(eq(x, 0), 0, gz * log(x) * z)
-        return [grad_for(x, gx), grad_for(y, gy)]
+        # z = x^y: dz/dx = y x^(y-1), dz/dy = log(x) x^y
+        gx = zero_grad_for(x) if is_discrete(x) else gz * y * pow(x, y - 1)
+        gy = zero_grad_for(y) if is_discrete(y) else gz * log(x) * z
+        return [gx, gy]
 
 
 class Exp(FloatUnaryOp):
@@ -47,7 +44,7 @@ class Exp2(FloatUnaryOp):
     nfunc = np.exp2
 
     def derivative(self, x, y):
-        return y * math.log(2.0)  # d 2^x = 2^x ln 2
+        return y * np.log(2.0)  # d 2^x = 2^x ln 2
 
 
 class Expm1(FloatUnaryOp):
@@ -68,14 +65,14 @@ class Log2(FloatUnaryOp):
     nfunc = np.log2
 
     def derivative(self, x, y):
-        return 1 / (x * math.log(2.0))
+        return 1 / (x * np.log(2.0))
 
 
 class Log10(FloatUnaryOp):
     nfunc = np.log10
 
     def derivative(self, x, y):
-        return 1 / (x * math.log(10.0))
+        return 1 / (x * np.log(10.0))
 
 
 class Log1p(FloatUnaryOp):

@@ -96,7 +96,9 @@ def test_grad_keeps_the_structure_of_wrt():
 def test_grad_of_a_variable_used_several_times(rng):
     x = pt.dmatrix("x")
     cost = (pt.sin(x) * x + x.sum(axis=0) * pt.tanh(x)).sum()
-    verify_grad(lambda v: (pt.sin(v) * v + v.sum(axis=0) * pt.tanh(v)).sum(), [rng.normal(size=(3, 4))])
+    verify_grad(
+        lambda v: (pt.sin(v) * v + v.sum(axis=0) * pt.tanh(v)).sum(), [rng.normal(size=(3, 4))]
+    )
     assert grad(cost, x).type.shape == (None, None)
 
 
@@ -132,7 +134,9 @@ def test_gradient_of_an_integer_variable_is_float():
     x = pt.dvector("x")
     g = grad((x * i).sum(), i)
     assert g.type.dtype.startswith("float")
-    np.testing.assert_allclose(_eval(g, [x, i], [np.array([1.5, 2.5]), np.array([1, 2])]), [1.5, 2.5])
+    np.testing.assert_allclose(
+        _eval(g, [x, i], [np.array([1.5, 2.5]), np.array([1, 2])]), [1.5, 2.5]
+    )
 
 
 def test_integer_cost_gets_a_float_seed():
