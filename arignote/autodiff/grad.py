@@ -19,6 +19,7 @@ from arignote.autodiff.connection import checked_connection_pattern, connected_d
 from arignote.autodiff.node_grads import (
     GradientNotDefinedError,
     accumulate,
+    cast_to,
     float_zeros_like,
     grad_dtype_of,
     node_input_grads,
@@ -34,7 +35,6 @@ from arignote.graph.grad_types import (
 from arignote.graph.traversal import io_toposort
 from arignote.scalar.basic import continuous_dtypes
 from arignote.tensor.basic import as_tensor_variable, constant
-from arignote.tensor.math import cast
 from arignote.tensor.type import TensorType
 
 __all__ = ["GradientNotDefinedError", "Lop", "grad"]
@@ -217,7 +217,7 @@ def _finish(var: Variable, total: Variable | None, options: tuple[str, str, str]
         return total
     dtype = getattr(var.type, "dtype", None)
     if dtype in continuous_dtypes and total.type.dtype != dtype:
-        total = cast(total, dtype)
+        total = cast_to(total, dtype)
     return total
 
 

@@ -22,7 +22,9 @@ from arignote.config import config
 from arignote.graph.basic import Apply, Variable
 from arignote.graph.grad_types import disconnected, is_disconnected, is_null
 from arignote.graph.utils import MethodNotDefined
-from arignote.scalar.basic import continuous_dtypes, discrete_dtypes
+from arignote.scalar.arithmetic import add as scalar_add
+from arignote.scalar.arithmetic import cast as scalar_cast
+from arignote.scalar.basic import ScalarType, continuous_dtypes, discrete_dtypes
 from arignote.tensor.basic import NotScalarConstantError, get_scalar_constant_value
 from arignote.tensor.math import add, cast
 
@@ -48,6 +50,13 @@ def is_discrete(var: Variable) -> bool:
     return getattr(var.type, "dtype", None) in discrete_dtypes
 
 
+def cast_to(var: Variable, dtype: str) -> Variable:
+    """``var`` converted to ``dtype`` with the cast of its own kind (tensor or scalar)."""
+    if isinstance(var.type, ScalarType):
+        return scalar_cast(var, dtype)
+    return cast(var, dtype)
+
+
 def accumulate(terms: list[Variable]) -> Variable:
     """The sum of the gradient terms of one variable (undefined if one of them is).
 
@@ -58,6 +67,8 @@ def accumulate(terms: list[Variable]) -> Variable:
             return term
     if len(terms) == 1:
         return terms[0]
+    if all(isinstance(t.type, ScalarType) for t in terms):
+        return scalar_add(*terms)
     return add(*terms)
 
 
@@ -68,7 +79,7 @@ def _output_grad_for_l_op(out: Variable, g: Variable | None) -> Variable:
         return disconnected()
     dtype = getattr(out.type, "dtype", None)
     if dtype in continuous_dtypes and getattr(g.type, "dtype", dtype) != dtype:
-        return cast(g, dtype)
+        return cast_to(g, dtype)
     return g
 
 

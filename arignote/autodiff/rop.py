@@ -18,6 +18,7 @@ from arignote.autodiff.grad import (
 )
 from arignote.autodiff.node_grads import (
     GradientNotDefinedError,
+    cast_to,
     float_zeros_like,
     grad_dtype_of,
     is_discrete,
@@ -33,7 +34,6 @@ from arignote.graph.grad_types import (
 from arignote.graph.traversal import io_toposort
 from arignote.scalar.basic import continuous_dtypes
 from arignote.tensor.basic import as_tensor_variable
-from arignote.tensor.math import cast
 
 
 def _inner_product(terms: list[tuple[Variable, Variable]]) -> Variable | None:
@@ -121,7 +121,7 @@ def _checked_tangent(node: Apply, index: int, tangent: Any) -> Variable | None:
         )
     dtype = getattr(out.type, "dtype", None)
     if dtype in continuous_dtypes and tangent.type.dtype != dtype:
-        tangent = cast(tangent, dtype)
+        tangent = cast_to(tangent, dtype)
     return tangent
 
 
@@ -142,7 +142,7 @@ def _eval_point(var: Variable, point: Any) -> Variable:
         )
     dtype = getattr(var.type, "dtype", None)
     if dtype in continuous_dtypes and getattr(point.type, "dtype", dtype) != dtype:
-        point = cast(point, dtype)
+        point = cast_to(point, dtype)
     return point
 
 
