@@ -88,7 +88,7 @@ class IndexMap(Op, HasInnerGraph):
         self._inputs = inputs
         self._outputs = outputs
         self.n_sequences = int(n_sequences)
-        self.graph_key = graph_key(inputs, outputs)
+        self.graph_key = graph_key(inputs, outputs)  # also checks that the graph is closed
         self._compiled = None
         self._row_shapes: list | None = None
         self._pattern: list | None = None
@@ -258,7 +258,6 @@ def _check_inner_graph(inputs: list, outputs: list, n_sequences: int) -> None:
     for out in outputs:
         if not isinstance(out.type, TensorType):
             raise TypeError(f"IndexMap: inner outputs must be tensors, got {out} ({out.type})")
-    graph_key(inputs, outputs)  # raises on free variables
 
 
 def _split(op: IndexMap, values: Sequence) -> tuple[list, list]:
@@ -276,6 +275,8 @@ def map_gradients(op: IndexMap, inputs: list, output_grads: list) -> list:
     n, args = inputs[0], inputs[1:]
     index, rows_and_rest = op.inner_inputs[0], op.inner_inputs[1:]
     live = [j for j, g in enumerate(output_grads) if not is_disconnected(g)]
+    if not live:
+        return [disconnected() for _ in inputs]
     g_rows = [_row_type(output_grads[j])(f"g{j}[i]") for j in live]
     known: dict[Variable, Variable] = {}
     for j, g_row in zip(live, g_rows):
