@@ -276,17 +276,20 @@ class Elemwise(Op):
             for j, o in enumerate(outputs)
         ]
         partials = self._elementwise_partials(inputs, outputs, seeds)
-        total = None
+        total, flat = None, False
         for partial, ev in zip(partials, eval_points):
             if ev is None or is_disconnected(partial):
                 continue
             if is_null(partial):
                 return partial
             if isinstance(partial, Constant) and np.all(partial.data == 0):
+                flat = True  # a zero derivative (floor, sign...): connected, no contribution
                 continue
             term = partial * ev  # the partial has the output's shape; ev broadcasts like x_j
             total = term if total is None else total + term
-        if total is not None and total.type.dtype != out.type.dtype:
+        if total is None:
+            return out.zeros_like() if flat else None
+        if total.type.dtype != out.type.dtype:
             total = total.astype(out.type.dtype)
         return total
 

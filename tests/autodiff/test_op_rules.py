@@ -106,11 +106,18 @@ def test_elemwise_binary_with_broadcasting(name, shapes, rng):
 @pytest.mark.parametrize("name", sorted(PIECEWISE_CONSTANT))
 def test_piecewise_constant_ops_have_zero_gradient(name, rng):
     fn, draw = PIECEWISE_CONSTANT[name]
-    x = pt.dmatrix("x")
+    x, v = pt.dmatrix("x"), pt.dmatrix("v")
     point = draw(rng, (3, 4))
     g = grad(fn(x).astype("float64").sum(), x)
     np.testing.assert_array_equal(arignote.function([x], g)(point), np.zeros((3, 4)))
     verify_grad(fn, [point], rng=rng)
+    out = fn(x)
+    if out.type.dtype.startswith("float"):  # a zero tangent, not a disconnected output
+        jvp = Rop(out, x, v)
+        got = arignote.function([x, v], jvp, on_unused_input="ignore")(point, point)
+        np.testing.assert_array_equal(got, np.zeros((3, 4)))
+    else:  # integer-valued: no tangent at all
+        assert Rop(out, x, v, disconnected_outputs="ignore", return_disconnected="none") is None
 
 
 @pytest.mark.parametrize("name", ["add", "mul", "sub", "true_div", "maximum", "pow"])
