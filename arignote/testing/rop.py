@@ -126,29 +126,35 @@ def check_rop_lop_graph(
         raise ValueError("check_rop_lop needs at least one floating-point output")
     wrt, values = list(wrt), [np.array(v) for v in values]
     out_fn = function(wrt, outputs, mode=mode, on_unused_input="ignore")
-    out_values = out_fn(*values)
-
     tangents = [_random_like(rng, x) for x in values]
+    jvps = _check_jvp(out_fn, outputs, wrt, values, tangents, (eps, abs_tol, rel_tol), mode)
+    cotangents = [_random_like(rng, o) for o in out_fn(*values)]
+    _check_adjoint(outputs, wrt, values, tangents, jvps, cotangents, mode)
+
+
+def _check_jvp(out_fn, outputs, wrt, values, tangents, tolerances, mode) -> list:
+    """``J v`` by ``Rop`` against central differences; returns the ``Rop`` values."""
+    eps, abs_tol, rel_tol = tolerances
     v_vars = [w.type() for w in wrt]
     jvp = Rop(outputs, wrt, v_vars, disconnected_outputs="ignore")
-    jvp_values = function(wrt + v_vars, jvp, mode=mode, on_unused_input="ignore")(
-        *values, *tangents
-    )
+    jvp_fn = function(wrt + v_vars, jvp, mode=mode, on_unused_input="ignore")
+    jvp_values = jvp_fn(*values, *tangents)
     numeric = _numeric_jvp(out_fn, values, tangents, eps)
     for k, (got, expected) in enumerate(zip(jvp_values, numeric)):
         _assert_close(f"Rop of output {k} vs finite differences", got, expected, abs_tol, rel_tol)
+    return jvp_values
 
-    cotangents = [_random_like(rng, o) for o in out_values]
+
+def _check_adjoint(outputs, wrt, values, tangents, jvp_values, cotangents, mode) -> None:
+    """``<u, J v> == <J^T u, v>``, with ``J^T u`` from ``Lop``."""
     u_vars = [o.type() for o in outputs]
     vjp = Lop(outputs, wrt, u_vars, disconnected_inputs="ignore")
-    vjp_values = function(u_vars + wrt, vjp, mode=mode, on_unused_input="ignore")(
-        *cotangents, *values
-    )
+    vjp_fn = function(u_vars + wrt, vjp, mode=mode, on_unused_input="ignore")
+    vjp_values = vjp_fn(*cotangents, *values)
     left = sum(_dot(u, j) for u, j in zip(cotangents, jvp_values))
     right = sum(_dot(g, v) for g, v in zip(vjp_values, tangents))
     tol = max(ADJOINT_TOL[np.asarray(x).dtype.name] for x in values)
-    scale = max(1.0, abs(left), abs(right))
-    if not abs(left - right) <= tol * scale:
+    if not abs(left - right) <= tol * max(1.0, abs(left), abs(right)):
         raise AssertionError(
             f"Adjoint identity <u, Rop(v)> == <Lop(u), v> fails: {left!r} != {right!r} "
             f"(relative tolerance {tol:g})"
