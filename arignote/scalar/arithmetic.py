@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from arignote.graph.grad_types import disconnected
+from arignote.graph.grad_types import disconnected, grad_not_implemented
 from arignote.scalar.basic import (
     BinaryScalarOp,
     ScalarOp,
@@ -15,11 +15,17 @@ from arignote.scalar.basic import (
     UnaryScalarOp,
     as_scalar,
     bool_out,
+    complex_dtypes,
+    conj_if_complex,
     get_scalar_type,
     grad_dtype,
+    is_complex,
     is_discrete,
+    probed_output_types,
     zero_grad_for,
 )
+from arignote.scalar.logical import signbit
+from arignote.scalar.rounding import floor, trunc
 
 
 def _grad_or_zero(x, term):
@@ -61,8 +67,8 @@ class Mul(ScalarOp):
         grads = []
         for i, x in enumerate(inputs):
             others = [y for j, y in enumerate(inputs) if j != i]
-            # d(prod)/dx_i = product of the other factors
-            term = gz * (mul(*others) if len(others) > 1 else others[0])
+            # d(prod)/dx_i = product of the other factors (conjugated for complex inputs)
+            term = gz * conj_if_complex(mul(*others) if len(others) > 1 else others[0])
             grads.append(_grad_or_zero(x, term))
         return grads
 
@@ -82,8 +88,10 @@ class TrueDiv(BinaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x, y), (z,), (gz,) = inputs, outputs, output_grads
-        # z = x / y: dz/dx = 1/y, dz/dy = -x/y^2 = -z/y
-        return [_grad_or_zero(x, gz / y), _grad_or_zero(y, neg(gz) * z / y)]
+        # z = x / y: dz/dx = 1/y, dz/dy = -x/y^2 = -z/y  (conjugated for complex inputs)
+        gx = gz / conj_if_complex(y)
+        gy = neg(gz) * conj_if_complex(z / y)
+        return [_grad_or_zero(x, gx), _grad_or_zero(y, gy)]
 
 
 class IntDiv(BinaryScalarOp):
@@ -128,14 +136,11 @@ class Sign(UnaryScalarOp):
     nfunc = np.sign
 
     def L_op(self, inputs, outputs, output_grads):
-        return _zero_grads(inputs)  # piecewise constant
-
-
-class Floor(UnaryScalarOp):
-    nfunc = np.floor
-
-    def L_op(self, inputs, outputs, output_grads):
-        return _zero_grads(inputs)
+        (x,) = inputs
+        if is_complex(x):
+            # sign(z) = z / |z| is smooth away from 0 but not holomorphic
+            return [grad_not_implemented(self, 0, x, "sign of a complex number")]
+        return _zero_grads(inputs)  # piecewise constant on real numbers
 
 
 class Maximum(BinaryScalarOp):
@@ -161,6 +166,87 @@ class Minimum(BinaryScalarOp):
             return _zero_grads(inputs)
         x_wins = le(x, y)
         return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
+
+
+class Clip(ScalarOp):
+    """``clip(x, lo, hi)`` = ``minimum(maximum(x, lo), hi)``, as ``np.clip``."""
+
+    nin = 3
+
+    def output_types(self, types):
+        return probed_output_types(self, types)
+
+    def elementwise(self, x, lo, hi):
+        # np.clip's definition, without its ~10 us of argument checking per call
+        return np.minimum(np.maximum(x, lo), hi)
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, lo, hi), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        # The output is exactly one of x, lo, hi at each point; that input gets the gradient.
+        # hi wins when max(x, lo) > hi (also when lo > hi, as in np.clip); lo wins when x < lo.
+        takes_hi = gt(maximum(x, lo), hi)
+        below = lt(x, lo)
+        takes_lo = and_(invert(takes_hi), below)
+        return [
+            _grad_or_zero(x, switch(or_(takes_hi, below), 0, gz)),
+            _grad_or_zero(lo, switch(takes_lo, gz, 0)),
+            _grad_or_zero(hi, switch(takes_hi, gz, 0)),
+        ]
+
+
+class Fmax(Maximum):
+    """The larger of x and y, ignoring NaN unless both are NaN (``np.fmax``)."""
+
+    nfunc = np.fmax
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        x_wins = or_(ge(x, y), neq(y, y))  # y != y: y is NaN
+        return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
+
+
+class Fmin(Minimum):
+    """The smaller of x and y, ignoring NaN unless both are NaN (``np.fmin``)."""
+
+    nfunc = np.fmin
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        x_wins = or_(le(x, y), neq(y, y))
+        return [_grad_or_zero(x, switch(x_wins, gz, 0)), _grad_or_zero(y, switch(x_wins, 0, gz))]
+
+
+class Fmod(BinaryScalarOp):
+    """The remainder of C's division, with the sign of x (``np.fmod``; ``mod`` follows y)."""
+
+    nfunc = np.fmod
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        # fmod(x, y) = x - y * trunc(x / y): d/dx = 1, d/dy = -trunc(x / y)
+        return [_grad_or_zero(x, gz), _grad_or_zero(y, neg(gz) * trunc(x / y))]
+
+
+class CopySign(BinaryScalarOp):
+    """|x| with the sign (bit) of y (``np.copysign``)."""
+
+    nfunc = np.copysign
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
+        # |x| s(y): d/dx = s(x) s(y) = +1 when the sign bits agree, -1 otherwise; d/dy = 0
+        same_sign = eq(signbit(x), signbit(y))
+        return [_grad_or_zero(x, switch(same_sign, gz, neg(gz))), zero_grad_for(y)]
 
 
 class Comparison(BinaryScalarOp):
@@ -229,11 +315,38 @@ class Invert(BitwiseOp):
     nin = 1
 
 
+class Gcd(BitwiseOp):
+    """Greatest common divisor of integers (``np.gcd``)."""
+
+    nfunc = np.gcd
+    nin = 2
+    commutative = associative = True
+
+
+class Lcm(BitwiseOp):
+    """Least common multiple of integers (``np.lcm``)."""
+
+    nfunc = np.lcm
+    nin = 2
+    commutative = associative = True
+
+
+class LeftShift(BitwiseOp):
+    nfunc = np.left_shift
+    nin = 2
+
+
+class RightShift(BitwiseOp):
+    nfunc = np.right_shift
+    nin = 2
+
+
 class Switch(ScalarOp):
     """``switch(cond, a, b)``: ``a`` where ``cond`` is true, else ``b`` (``np.where``)."""
 
     nin = 3
     nfunc = staticmethod(np.where)
+    typing_positions = (1, 2)  # the condition does not take part in dtype promotion
 
     def output_types(self, types):
         _cond, a, b = types  # any condition dtype works: it is compared with zero
@@ -303,7 +416,10 @@ class Cast(UnaryScalarOp):
         return [self.o_type]
 
     def elementwise(self, x: Any) -> Any:
-        return np.asarray(x).astype(self.o_type.dtype)
+        x = np.asarray(x)
+        if x.dtype.kind == "c" and self.o_type.dtype not in complex_dtypes:
+            x = x.real  # what astype keeps anyway, without its ComplexWarning
+        return x.astype(self.o_type.dtype)
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (gz,) = inputs, output_grads
@@ -338,9 +454,13 @@ mod = Mod(name="mod")
 neg = Neg(name="neg")
 abs = Abs(name="abs")
 sign = Sign(name="sign")
-floor = Floor(name="floor")
 maximum = Maximum(name="maximum")
 minimum = Minimum(name="minimum")
+clip = Clip(name="clip")
+fmax = Fmax(name="fmax")
+fmin = Fmin(name="fmin")
+fmod = Fmod(name="fmod")
+copysign = CopySign(name="copysign")
 lt = LT(name="lt")
 gt = GT(name="gt")
 le = LE(name="le")
@@ -351,6 +471,10 @@ and_ = AND(name="and_")
 or_ = OR(name="or_")
 xor = XOR(name="xor")
 invert = Invert(name="invert")
+gcd = Gcd(name="gcd")
+lcm = Lcm(name="lcm")
+left_shift = LeftShift(name="left_shift")
+right_shift = RightShift(name="right_shift")
 switch = Switch(name="switch")
 identity = Identity(name="identity")
 second = Second(name="second")

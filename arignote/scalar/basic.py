@@ -9,8 +9,9 @@ tensors. Output dtypes follow NumPy: by default they are what ``nfunc.resolve_dt
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections.abc import Callable, Sequence
-from functools import cache, reduce
+from functools import cache, lru_cache, reduce
 from typing import Any
 
 import numpy as np
@@ -166,15 +167,22 @@ def as_scalar(x: Any, name: str | None = None) -> Variable:
     return constant(x, name=name)
 
 
-def convert_weak_scalars(inputs: Sequence[Any], make_constant: Callable[[Any, str], Any]) -> list:
+def convert_weak_scalars(
+    inputs: Sequence[Any],
+    make_constant: Callable[[Any, str], Any],
+    typing_positions: Sequence[int] | None = None,
+) -> list:
     """Replace the Python-number entries of ``inputs`` by constants typed as NumPy 2 would.
 
     ``make_constant(value, dtype)`` builds the constant (scalar or tensor, per caller).
+    ``typing_positions`` lists the inputs whose dtypes take part in the promotion (None: all);
+    ``np.where(cond, x, 0.5)``, for one, types ``0.5`` from ``x`` alone.
     """
     if not any(is_python_scalar(i) for i in inputs):
         return list(inputs)
-    strong = [i.type.dtype for i in inputs if isinstance(i, Variable) and hasattr(i.type, "dtype")]
-    strong += [np.asarray(i).dtype.name for i in inputs if isinstance(i, (np.ndarray, np.generic))]
+    typing = [i for k, i in enumerate(inputs) if typing_positions is None or k in typing_positions]
+    strong = [i.type.dtype for i in typing if isinstance(i, Variable) and hasattr(i.type, "dtype")]
+    strong += [np.asarray(i).dtype.name for i in typing if isinstance(i, (np.ndarray, np.generic))]
     converted = []
     for i in inputs:
         if is_python_scalar(i):
@@ -225,6 +233,8 @@ class ScalarOp(Op):
     associative: bool = False
     #: For associative ops: the identity element (x op identity == x).
     identity: Any = None
+    #: Inputs whose dtypes type the Python-number operands (NEP 50); None: all of them.
+    typing_positions: tuple[int, ...] | None = None
 
     __props__ = ("output_types_preference",)
 
@@ -243,7 +253,7 @@ class ScalarOp(Op):
     def make_node(self, *inputs: Any) -> Apply:
         if self.nin >= 0 and len(inputs) != self.nin:
             raise TypeError(f"{self} takes {self.nin} inputs, got {len(inputs)}")
-        inputs = convert_weak_scalars(inputs, lambda v, dt: constant(v, dt))
+        inputs = convert_weak_scalars(inputs, lambda v, dt: constant(v, dt), self.typing_positions)
         inputs = [as_scalar(i) for i in inputs]
         out_types = self.output_types([i.type for i in inputs])
         return Apply(self, inputs, [t() for t in out_types])
@@ -320,6 +330,30 @@ def resolve_ufunc_types(op: Any, nfunc: Any, types: Sequence[ScalarType], nout: 
     return [get_scalar_type(dt.name) for dt in resolved[len(dtypes) :]]
 
 
+def probed_output_types(op: ScalarOp, types: Sequence[ScalarType]) -> list[ScalarType]:
+    """Output types of ``op`` found by running ``op.elementwise`` on one-element arrays.
+
+    For ops computed by a NumPy/SciPy function that is not a ufunc (``np.round``, ``np.angle``,
+    ``scipy.special.polygamma``...), the function itself is the authority on dtypes: asking it
+    is the only way to match it exactly. The answer is cached per op and input dtypes.
+    """
+    return [get_scalar_type(dt) for dt in _probe_dtypes(op, tuple(t.dtype for t in types))]
+
+
+@lru_cache(maxsize=4096)
+def _probe_dtypes(op: ScalarOp, dtypes: tuple[str, ...]) -> tuple[str, ...]:
+    arrays = [np.ones(1, dtype=dt) for dt in dtypes]
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results = op.elementwise(*arrays)
+    except (TypeError, ValueError) as err:
+        names = ", ".join(dtypes)
+        raise TypeError(f"{op} is not defined for inputs of dtype ({names}): {err}") from err
+    results = (results,) if op.nout == 1 else tuple(results)
+    return tuple(np.asarray(r).dtype.name for r in results)
+
+
 class UnaryScalarOp(ScalarOp):
     nin = 1
 
@@ -346,6 +380,33 @@ def zero_grad_for(var: Variable) -> Variable:
     return constant(0, grad_dtype(var))
 
 
+class Conj(UnaryScalarOp):
+    """Complex conjugate (``np.conjugate``); the identity on real numbers."""
+
+    nfunc = np.conjugate
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return [zero_grad_for(x)]
+        # conj(a + ib) = a - ib: the cotangent of b changes sign
+        return [conj_if_complex(gz)]
+
+
+conj = Conj(name="conj")
+
+
+def conj_if_complex(var: Variable) -> Variable:
+    """``conj(var)`` for complex variables, ``var`` itself otherwise (no node on real graphs).
+
+    Gradients with respect to a complex ``z`` are ``dC/dRe(z) + i dC/dIm(z)`` for a real cost
+    C. With that convention the chain rule through a holomorphic f is ``gz = gy * conj(f'(z))``.
+    """
+    if isinstance(var, Variable) and is_complex(var):
+        return conj(var)
+    return var  # real variables, and plain Python numbers (constant derivatives)
+
+
 class FloatUnaryOp(UnaryScalarOp):
     """A smooth unary function f; subclasses give the derivative f'(x) in ``derivative``."""
 
@@ -356,5 +417,5 @@ class FloatUnaryOp(UnaryScalarOp):
         (x,), (y,), (gy,) = inputs, outputs, output_grads
         if is_discrete(y):
             return [zero_grad_for(x)]
-        # chain rule: dC/dx = dC/dy * f'(x)
-        return [gy * self.derivative(x, y)]
+        # chain rule: dC/dx = dC/dy * f'(x)  (conjugated for complex x, see conj_if_complex)
+        return [gy * conj_if_complex(self.derivative(x, y))]

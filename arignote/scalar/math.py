@@ -1,6 +1,9 @@
-"""Scalar powers, exponentials, logarithms, trigonometric and hyperbolic functions."""
+"""Scalar powers, exponentials, logarithms, trigonometric and hyperbolic functions (and their
+inverses), and the numerically careful log/exp combinations (softplus, log1mexp, logaddexp)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import scipy.special as sp
@@ -9,15 +12,27 @@ from arignote.scalar.arithmetic import neg
 from arignote.scalar.basic import (
     BinaryScalarOp,
     FloatUnaryOp,
+    conj_if_complex,
     is_discrete,
     resolve_ufunc_types,
     zero_grad_for,
 )
 
+LN2 = math.log(2.0)
+LN10 = math.log(10.0)
+
 
 def _float_like_exp(*types):
     """Output dtype of NumPy's float functions (``np.exp``): ints -> float, floats kept."""
     return resolve_ufunc_types("float function", np.exp, types, 1)
+
+
+def _as_float_like_exp(x):
+    """``x`` as an array of the dtype ``np.exp(x)`` would have (ints -> float64...)."""
+    x = np.asarray(x)
+    if x.dtype.kind in "fc":
+        return x
+    return x.astype(np.exp.resolve_dtypes((x.dtype, None))[-1])
 
 
 class Pow(BinaryScalarOp):
@@ -28,9 +43,18 @@ class Pow(BinaryScalarOp):
         if is_discrete(z):
             return [zero_grad_for(x), zero_grad_for(y)]
         # z = x^y: dz/dx = y x^(y-1), dz/dy = log(x) x^y
-        gx = zero_grad_for(x) if is_discrete(x) else gz * y * pow(x, y - 1)
-        gy = zero_grad_for(y) if is_discrete(y) else gz * log(x) * z
+        gx = zero_grad_for(x) if is_discrete(x) else gz * conj_if_complex(y * pow(x, y - 1))
+        gy = zero_grad_for(y) if is_discrete(y) else gz * conj_if_complex(log(x) * z)
         return [gx, gy]
+
+
+class FloatPower(Pow):
+    """x^y computed in float64 or complex128 whatever the inputs (``np.float_power``)."""
+
+    nfunc = np.float_power
+
+
+# -- exponentials and logarithms ---------------------------------------------------------------
 
 
 class Exp(FloatUnaryOp):
@@ -44,7 +68,7 @@ class Exp2(FloatUnaryOp):
     nfunc = np.exp2
 
     def derivative(self, x, y):
-        return y * np.log(2.0)  # d 2^x = 2^x ln 2
+        return y * LN2  # d 2^x = 2^x ln 2
 
 
 class Expm1(FloatUnaryOp):
@@ -65,14 +89,14 @@ class Log2(FloatUnaryOp):
     nfunc = np.log2
 
     def derivative(self, x, y):
-        return 1 / (x * np.log(2.0))
+        return 1 / (x * LN2)
 
 
 class Log10(FloatUnaryOp):
     nfunc = np.log10
 
     def derivative(self, x, y):
-        return 1 / (x * np.log(10.0))
+        return 1 / (x * LN10)
 
 
 class Log1p(FloatUnaryOp):
@@ -96,6 +120,25 @@ class Sqr(FloatUnaryOp):
         return x * 2  # d x^2 = 2x
 
 
+class Cbrt(FloatUnaryOp):
+    nfunc = np.cbrt
+
+    def derivative(self, x, y):
+        return 1 / (3 * y * y)  # d x^(1/3) = 1 / (3 x^(2/3))
+
+
+class Reciprocal(FloatUnaryOp):
+    """1 / x (``np.reciprocal``: integer division for integer x, as in NumPy)."""
+
+    nfunc = np.reciprocal
+
+    def derivative(self, x, y):
+        return neg(y * y)  # d (1/x) = -1/x^2
+
+
+# -- trigonometric functions and their inverses --------------------------------------------------
+
+
 class Sin(FloatUnaryOp):
     nfunc = np.sin
 
@@ -115,6 +158,75 @@ class Tan(FloatUnaryOp):
 
     def derivative(self, x, y):
         return y * y + 1  # d tan = 1 + tan^2
+
+
+class ArcSin(FloatUnaryOp):
+    nfunc = np.arcsin
+
+    def derivative(self, x, y):
+        return 1 / sqrt(1 - x * x)
+
+
+class ArcCos(FloatUnaryOp):
+    nfunc = np.arccos
+
+    def derivative(self, x, y):
+        return -1 / sqrt(1 - x * x)
+
+
+class ArcTan(FloatUnaryOp):
+    nfunc = np.arctan
+
+    def derivative(self, x, y):
+        return 1 / (x * x + 1)
+
+
+class ArcTan2(BinaryScalarOp):
+    """The angle of the point (x, y) in (-pi, pi]: ``arctan2(y, x)`` (``np.arctan2``)."""
+
+    nfunc = np.arctan2
+
+    def L_op(self, inputs, outputs, output_grads):
+        (y, x), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return [zero_grad_for(y), zero_grad_for(x)]
+        # d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
+        r2 = x * x + y * y
+        gy = zero_grad_for(y) if is_discrete(y) else gz * x / r2
+        gx = zero_grad_for(x) if is_discrete(x) else neg(gz) * y / r2
+        return [gy, gx]
+
+
+class Hypot(BinaryScalarOp):
+    """sqrt(x^2 + y^2) without intermediate overflow (``np.hypot``)."""
+
+    nfunc = np.hypot
+    commutative = True
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (z,), (gz,) = inputs, outputs, output_grads
+        if is_discrete(z):
+            return [zero_grad_for(x), zero_grad_for(y)]
+        gx = zero_grad_for(x) if is_discrete(x) else gz * x / z
+        gy = zero_grad_for(y) if is_discrete(y) else gz * y / z
+        return [gx, gy]
+
+
+class Deg2Rad(FloatUnaryOp):
+    nfunc = np.deg2rad
+
+    def derivative(self, x, y):
+        return math.pi / 180.0  # a weak Python float: the gradient keeps its dtype
+
+
+class Rad2Deg(FloatUnaryOp):
+    nfunc = np.rad2deg
+
+    def derivative(self, x, y):
+        return 180.0 / math.pi
+
+
+# -- hyperbolic functions and their inverses ---------------------------------------------------
 
 
 class Tanh(FloatUnaryOp):
@@ -138,6 +250,30 @@ class Cosh(FloatUnaryOp):
         return sinh(x)
 
 
+class ArcSinh(FloatUnaryOp):
+    nfunc = np.arcsinh
+
+    def derivative(self, x, y):
+        return 1 / sqrt(x * x + 1)
+
+
+class ArcCosh(FloatUnaryOp):
+    nfunc = np.arccosh
+
+    def derivative(self, x, y):
+        return 1 / sqrt(x * x - 1)
+
+
+class ArcTanh(FloatUnaryOp):
+    nfunc = np.arctanh
+
+    def derivative(self, x, y):
+        return 1 / (1 - x * x)
+
+
+# -- log / exp combinations ----------------------------------------------------------------------
+
+
 class Sigmoid(FloatUnaryOp):
     """The logistic function 1 / (1 + e^-x) (``scipy.special.expit``)."""
 
@@ -148,23 +284,68 @@ class Sigmoid(FloatUnaryOp):
 
 
 class Softplus(FloatUnaryOp):
-    """log(1 + e^x), computed without overflow for large x."""
+    """log(1 + e^x), computed without overflow for large x (also called ``log1pexp``)."""
 
     def __init__(self, output_types_preference=_float_like_exp, name=None):
         super().__init__(output_types_preference, name)
 
     def elementwise(self, x):
-        x = np.asarray(x)
+        x = _as_float_like_exp(x)
         # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow at either end
-        out_dtype = np.exp.resolve_dtypes((x.dtype, None))[-1]
-        x = x.astype(out_dtype, copy=False)
         return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
 
     def derivative(self, x, y):
         return sigmoid(x)
 
 
+class Log1mexp(FloatUnaryOp):
+    """log(1 - e^x) for x <= 0, accurate near 0 and for very negative x (Maechler, 2012)."""
+
+    def __init__(self, output_types_preference=_float_like_exp, name=None):
+        super().__init__(output_types_preference, name)
+
+    def elementwise(self, x):
+        x = _as_float_like_exp(x)
+        # Near 0, 1 - e^x cancels: use -expm1(x). For x < -ln 2, e^x is small: use log1p(-e^x).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            near_zero = np.log(-np.expm1(x))
+            far = np.log1p(-np.exp(x))
+        return np.where(x < -LN2, far, near_zero)
+
+    def derivative(self, x, y):
+        return -1 / expm1(neg(x))  # d log(1 - e^x) = -e^x / (1 - e^x) = -1 / (e^-x - 1)
+
+
+class LogAddExp(BinaryScalarOp):
+    """log(e^x + e^y) without overflow (``np.logaddexp``)."""
+
+    nfunc = np.logaddexp
+    commutative = True
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (z,), (gz,) = inputs, outputs, output_grads
+        # dz/dx = e^x / (e^x + e^y) = e^(x - z)
+        gx = zero_grad_for(x) if is_discrete(x) else gz * exp(x - z)
+        gy = zero_grad_for(y) if is_discrete(y) else gz * exp(y - z)
+        return [gx, gy]
+
+
+class LogAddExp2(BinaryScalarOp):
+    """log2(2^x + 2^y) without overflow (``np.logaddexp2``)."""
+
+    nfunc = np.logaddexp2
+    commutative = True
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (z,), (gz,) = inputs, outputs, output_grads
+        # dz/dx = 2^x / (2^x + 2^y) = 2^(x - z)
+        gx = zero_grad_for(x) if is_discrete(x) else gz * exp2(x - z)
+        gy = zero_grad_for(y) if is_discrete(y) else gz * exp2(y - z)
+        return [gx, gy]
+
+
 pow = Pow(name="pow")
+float_power = FloatPower(name="float_power")
 exp = Exp(name="exp")
 exp2 = Exp2(name="exp2")
 expm1 = Expm1(name="expm1")
@@ -174,11 +355,26 @@ log10 = Log10(name="log10")
 log1p = Log1p(name="log1p")
 sqrt = Sqrt(name="sqrt")
 sqr = Sqr(name="sqr")
+cbrt = Cbrt(name="cbrt")
+reciprocal = Reciprocal(name="reciprocal")
 sin = Sin(name="sin")
 cos = Cos(name="cos")
 tan = Tan(name="tan")
+arcsin = ArcSin(name="arcsin")
+arccos = ArcCos(name="arccos")
+arctan = ArcTan(name="arctan")
+arctan2 = ArcTan2(name="arctan2")
+hypot = Hypot(name="hypot")
+deg2rad = Deg2Rad(name="deg2rad")
+rad2deg = Rad2Deg(name="rad2deg")
 tanh = Tanh(name="tanh")
 sinh = Sinh(name="sinh")
 cosh = Cosh(name="cosh")
+arcsinh = ArcSinh(name="arcsinh")
+arccosh = ArcCosh(name="arccosh")
+arctanh = ArcTanh(name="arctanh")
 sigmoid = Sigmoid(name="sigmoid")
 softplus = Softplus(name="softplus")
+log1mexp = Log1mexp(name="log1mexp")
+logaddexp = LogAddExp(name="logaddexp")
+logaddexp2 = LogAddExp2(name="logaddexp2")

@@ -8,6 +8,9 @@ and lists its public names in ``__all__``; they are all re-exported here.
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.tensor import rewriting
 from arignote.tensor import type as _type_module
+
+# The op families, one module each (their __all__ lists what they export).
+from arignote.tensor.alloc import *
 from arignote.tensor.basic import (
     NotScalarConstantError,
     as_tensor_variable,
@@ -18,14 +21,20 @@ from arignote.tensor.basic import (
     tensor_from_scalar,
 )
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
-
-# The op families, one module each (their __all__ lists what they export).
+from arignote.tensor.extra_ops import *
+from arignote.tensor.gradient_ops import *
+from arignote.tensor.indexing_ops import *
+from arignote.tensor.join import *
 from arignote.tensor.math import *
+from arignote.tensor.pad import *
 from arignote.tensor.products import *
 from arignote.tensor.reduction import *
 from arignote.tensor.reshape import *
 from arignote.tensor.shape import *
 from arignote.tensor.sharedvar import TensorSharedVariable
+from arignote.tensor.sort import *
+from arignote.tensor.special import *
+from arignote.tensor.subtensor import *  # with the advanced indexing ops
 from arignote.tensor.type import TensorType, tensor
 from arignote.tensor.variable import TensorConstant, TensorVariable
 

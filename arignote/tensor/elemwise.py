@@ -192,7 +192,9 @@ class Elemwise(Op):
         nin = self.scalar_op.nin
         if nin >= 0 and len(inputs) != nin:
             raise TypeError(f"{self} takes {nin} inputs, got {len(inputs)}")
-        inputs = convert_weak_scalars(inputs, lambda v, dt: constant(v, dtype=dt))
+        inputs = convert_weak_scalars(
+            inputs, lambda v, dt: constant(v, dtype=dt), self.scalar_op.typing_positions
+        )
         inputs = [as_tensor_variable(i) for i in inputs]
         ndim = max((i.type.ndim for i in inputs), default=0)
         inputs = [_pad_left(i, ndim) for i in inputs]

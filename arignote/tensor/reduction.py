@@ -1,24 +1,26 @@
-"""Reductions over axes: sum, max, min, mean, argmax (``CAReduce`` ops and helpers)."""
+"""Reductions over axes: sum, prod, max, min, all, any (``CAReduce`` ops), argmax/argmin, and
+the statistics built on them (mean, var, std, ptp)."""
 
 from __future__ import annotations
 
+import builtins
+import typing
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from arignote import scalar as ps
 from arignote.graph.basic import Apply, Variable
 from arignote.graph.op import Op
-from arignote.scalar.basic import continuous_dtypes, discrete_dtypes, grad_dtype
+from arignote.scalar.basic import complex_dtypes, continuous_dtypes, discrete_dtypes, grad_dtype
 from arignote.tensor.basic import as_tensor_variable, constant
 from arignote.tensor.elemwise import CAReduce, DimShuffle
-from arignote.tensor.math import cast, eq, fill, switch, true_div
+from arignote.tensor.math import abs, cast, eq, fill, maximum, neq, sqr, sqrt, sub, switch, true_div
 from arignote.tensor.shape import shape_i
 from arignote.tensor.type import tensor_type
 
 
-def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...] | None:
+def normalize_axes(axis: typing.Any, ndim: int) -> tuple[int, ...] | None:
     """``axis`` (None, an int or a sequence of ints, negatives allowed) as sorted non-negative
     ints; None means every axis. Raises ``ValueError`` for an axis out of range or repeated."""
     if axis is None:
@@ -95,6 +97,27 @@ def _restore_axes(g: Variable, axes: Sequence[int], ndim: int) -> Variable:
 class MaxOrMin(CAReduce):
     """Common derivative of ``Max`` and ``Min``: the cotangent goes to the extreme elements."""
 
+    # An extreme of no elements is undefined: both raise (naming the op), as NumPy does.
+    def make_node(self, x):
+        node = super().make_node(x)
+        x = node.inputs[0]
+        for d in self._reduced_axes(x.type.ndim):
+            if x.type.shape[d] == 0:
+                raise ValueError(
+                    f"{self}: dimension {d} of {x.type} is empty: the {self._what} of no "
+                    "elements is undefined"
+                )
+        return node
+
+    def _reduce(self, x, axes, acc_dtype):
+        for d in axes:
+            if x.shape[d] == 0:
+                raise ValueError(
+                    f"{self}: cannot reduce dimension {d} of an array of shape {x.shape}: the "
+                    f"{self._what} of no elements is undefined"
+                )
+        return super()._reduce(x, axes, acc_dtype)
+
     def L_op(self, inputs, outputs, output_grads):
         (x,), (out,), (gz,) = inputs, outputs, output_grads
         if x.type.dtype in discrete_dtypes:
@@ -119,6 +142,7 @@ class Max(MaxOrMin):
     """Largest element over ``axis``: ``np.max(x, axis)``."""
 
     __props__ = ("axis",)
+    _what = "maximum"
 
     def __init__(self, axis=None) -> None:
         super().__init__(ps.maximum, axis)
@@ -131,12 +155,112 @@ class Min(MaxOrMin):
     """Smallest element over ``axis``: ``np.min(x, axis)``."""
 
     __props__ = ("axis",)
+    _what = "minimum"
 
     def __init__(self, axis=None) -> None:
         super().__init__(ps.minimum, axis)
 
     def __str__(self) -> str:
         return "Min" if self.axis is None else f"Min{{{', '.join(map(str, self.axis))}}}"
+
+
+class Prod(CAReduce):
+    """Product over ``axis`` (None: all axes): ``np.prod(x, axis)``.
+
+    Its derivative is exact when the input holds zeros: d prod / d x_i is the product of the
+    other elements, computed without dividing by x_i.
+    """
+
+    __props__ = ("axis", "dtype", "acc_dtype")
+
+    def __init__(self, axis=None, dtype=None, acc_dtype=None) -> None:
+        super().__init__(ps.mul, axis, dtype, acc_dtype)
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        if self.dtype is None or self.acc_dtype is None:
+            dtype = self.dtype or _sum_dtype(x.type.dtype)  # NumPy's prod follows sum's rules
+            return Prod(self.axis, dtype, self.acc_dtype or _acc_dtype(dtype)).make_node(x)
+        return super().make_node(x)
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (out,), (gz,) = inputs, outputs, output_grads
+        if out.type.dtype in discrete_dtypes:
+            return [x.zeros_like(dtype=grad_dtype(x))]  # an integer product is a step function
+        axes = self._reduced_axes(x.type.ndim)
+        gz = _restore_axes(gz, axes, x.type.ndim)
+        return [(_prod_partials(x, axes) * gz).astype(grad_dtype(x))]
+
+    def R_op(self, inputs, eval_points):
+        (x,), (ev,) = inputs, eval_points
+        if ev is None:
+            return [None]
+        axes = self._reduced_axes(x.type.ndim)
+        jvp = Sum(self.axis)(_prod_partials(x, axes) * ev)
+        return [jvp.astype(self.make_node(x).outputs[0].type.dtype)]
+
+    def __str__(self) -> str:
+        axis = "" if self.axis is None else "axis=[" + ", ".join(map(str, self.axis)) + "], "
+        return f"Prod{{{axis}acc_dtype={self.acc_dtype}}}"
+
+
+def _prod_partials(x: Variable, axes: tuple[int, ...]) -> Variable:
+    """d prod(x, axes) / d x, elementwise and safe with zeros.
+
+    With P the product of the nonzero elements of a group and Z its number of zeros, the
+    partial at x_i is P / x_i when Z == 0; at a zero it is P when Z == 1; otherwise 0.
+    """
+    ndim = x.type.ndim
+    is_zero = eq(x, 0)
+    zeros_in_group = _restore_axes(Sum(axes)(is_zero), axes, ndim)
+    nonzero = switch(is_zero, 1, x)
+    product = _restore_axes(Prod(axes, dtype=x.type.dtype)(nonzero), axes, ndim)
+    at_zero = switch(eq(zeros_in_group, 1), product, 0)
+    elsewhere = switch(eq(zeros_in_group, 0), product / nonzero, 0)
+    return switch(is_zero, at_zero, elsewhere)
+
+
+class _BoolReduce(CAReduce):
+    """``All``/``Any``: a boolean result; non-boolean inputs are first compared with 0."""
+
+    __props__ = ("axis",)
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        if x.type.dtype != "bool":
+            x = neq(x, 0)
+        return super().make_node(x)
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,) = inputs
+        return [x.zeros_like(dtype=grad_dtype(x))]  # a boolean result is locally constant
+
+    def R_op(self, inputs, eval_points):
+        return [None]
+
+    def __str__(self) -> str:
+        name = type(self).__name__
+        return name if self.axis is None else f"{name}{{{', '.join(map(str, self.axis))}}}"
+
+
+class All(_BoolReduce):
+    """Whether every element over ``axis`` is true (nonzero): ``np.all(x, axis)``."""
+
+    def __init__(self, axis=None) -> None:
+        super().__init__(ps.and_, axis, "bool", "bool")
+
+    def _reduce(self, x, axes, acc_dtype):
+        return np.all(x, axis=axes)
+
+
+class Any(_BoolReduce):
+    """Whether some element over ``axis`` is true (nonzero): ``np.any(x, axis)``."""
+
+    def __init__(self, axis=None) -> None:
+        super().__init__(ps.or_, axis, "bool", "bool")
+
+    def _reduce(self, x, axes, acc_dtype):
+        return np.any(x, axis=axes)
 
 
 def _keepdims(x: Variable, out: Variable, axes: tuple[int, ...] | None, keepdims: bool):
@@ -146,33 +270,69 @@ def _keepdims(x: Variable, out: Variable, axes: tuple[int, ...] | None, keepdims
     return _restore_axes(out, axes, x.type.ndim)
 
 
-def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, acc_dtype=None):
-    """Sum of the elements over ``axis``, like ``np.sum``."""
+def _build_reduction(
+    op_class: type, x: typing.Any, axis: typing.Any, keepdims: bool, **props: typing.Any
+) -> Variable:
     x = as_tensor_variable(x)
     axes = normalize_axes(axis, x.type.ndim)
-    out = Sum(axes, dtype, acc_dtype)(x)
-    return _keepdims(x, out, axes, keepdims)
+    return _keepdims(x, op_class(axes, **props)(x), axes, keepdims)
 
 
-def max(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
-    """Largest element over ``axis``, like ``np.max``."""
-    x = as_tensor_variable(x)
-    axes = normalize_axes(axis, x.type.ndim)
-    return _keepdims(x, Max(axes)(x), axes, keepdims)
+def sum(
+    x: typing.Any,
+    axis: typing.Any = None,
+    dtype: typing.Any = None,
+    keepdims: bool = False,
+    acc_dtype=None,
+):
+    """Sum of the elements over ``axis`` (an int, a tuple, or None for all), like ``np.sum``.
+
+    Integers and booleans sum as int64 (unsigned as uint64) unless ``dtype`` is given.
+    """
+    return _build_reduction(Sum, x, axis, keepdims, dtype=dtype, acc_dtype=acc_dtype)
 
 
-def min(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
-    """Smallest element over ``axis``, like ``np.min``."""
-    x = as_tensor_variable(x)
-    axes = normalize_axes(axis, x.type.ndim)
-    return _keepdims(x, Min(axes)(x), axes, keepdims)
+def prod(
+    x: typing.Any,
+    axis: typing.Any = None,
+    dtype: typing.Any = None,
+    keepdims: bool = False,
+    acc_dtype=None,
+):
+    """Product of the elements over ``axis``, like ``np.prod`` (the product of none is 1)."""
+    return _build_reduction(Prod, x, axis, keepdims, dtype=dtype, acc_dtype=acc_dtype)
+
+
+def max(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Variable:
+    """Largest element over ``axis``, like ``np.max`` (NaN propagates; empty raises)."""
+    return _build_reduction(Max, x, axis, keepdims)
+
+
+def min(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Variable:
+    """Smallest element over ``axis``, like ``np.min`` (NaN propagates; empty raises)."""
+    return _build_reduction(Min, x, axis, keepdims)
+
+
+def all(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Variable:
+    """Whether all elements over ``axis`` are nonzero, like ``np.all`` (True when empty)."""
+    return _build_reduction(All, x, axis, keepdims)
+
+
+def any(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Variable:
+    """Whether some element over ``axis`` is nonzero, like ``np.any`` (False when empty)."""
+    return _build_reduction(Any, x, axis, keepdims)
+
+
+def ptp(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Variable:
+    """Range (maximum minus minimum) over ``axis``, like ``np.ptp``."""
+    return sub(max(x, axis, keepdims), min(x, axis, keepdims))
 
 
 def _count(x: Variable, axes: tuple[int, ...] | None) -> Variable:
     """The number of elements reduced over ``axes``, as an int64 scalar (static when known)."""
     dims = range(x.type.ndim) if axes is None else axes
     static = [x.type.shape[d] for d in dims]
-    if all(s is not None for s in static):
+    if builtins.all(s is not None for s in static):
         return constant(int(np.prod(static, dtype=np.int64)), dtype="int64")
     count = constant(1, dtype="int64")
     for d in dims:
@@ -180,63 +340,187 @@ def _count(x: Variable, axes: tuple[int, ...] | None) -> Variable:
     return count
 
 
-def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Variable:
+def _mean_dtype(dtype: str) -> str:
+    """``np.mean``'s result dtype: floats keep theirs, integers and booleans give float64."""
+    return dtype if dtype in continuous_dtypes else "float64"
+
+
+def mean(
+    x: typing.Any, axis: typing.Any = None, dtype: typing.Any = None, keepdims: bool = False
+) -> Variable:
     """Arithmetic mean over ``axis``, like ``np.mean`` (integers average as float64)."""
     x = as_tensor_variable(x)
     axes = normalize_axes(axis, x.type.ndim)
-    if dtype is None:
-        dtype = x.type.dtype if x.type.dtype in continuous_dtypes else "float64"
-    total = Sum(axes, dtype=dtype)(x)
-    out = true_div(
-        total, cast(_count(x, axes), dtype) if dtype in continuous_dtypes else _count(x, axes)
-    )
-    return _keepdims(x, cast(out, dtype), axes, keepdims)
+    dtype = _mean_dtype(x.type.dtype) if dtype is None else np.dtype(dtype).name
+    # divide at the accumulation precision (float16 counts overflow past 65504)
+    total_dtype = _acc_dtype(dtype) if dtype in ("float16",) else dtype
+    total = Sum(axes, dtype=total_dtype)(x)
+    count = _count(x, axes)
+    if total_dtype in continuous_dtypes:
+        count = cast(count, total_dtype)
+    return _keepdims(x, cast(true_div(total, count), dtype), axes, keepdims)
 
 
-class Argmax(Op):
-    """Index of the largest element along ``axis`` (None: of the flattened tensor)."""
+def var(
+    x: typing.Any,
+    axis: typing.Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    dtype: typing.Any = None,
+    correction: typing.Any = None,
+) -> Variable:
+    """Variance over ``axis``, like ``np.var``: ``sum(|x - mean|**2) / (N - ddof)``.
+
+    ``ddof`` ("delta degrees of freedom", or its NumPy 2 name ``correction``) is 1 for the
+    unbiased estimate. When ``N - ddof <= 0`` the result is inf or NaN, as NumPy's.
+    """
+    ddof = _degrees_of_freedom(ddof, correction)
+    x = as_tensor_variable(x)
+    axes = normalize_axes(axis, x.type.ndim)
+    dtype = _mean_dtype(x.type.dtype) if dtype is None else np.dtype(dtype).name
+    xf = cast(x, dtype)
+    centered = sub(xf, mean(xf, axis=axes, keepdims=True))
+    squares = sqr(abs(centered)) if dtype in complex_dtypes else sqr(centered)
+    out_dtype = squares.type.dtype
+    total = Sum(axes, dtype=out_dtype)(squares)
+    dof = maximum(sub(_count(x, axes), ddof), 0)
+    return _keepdims(x, cast(true_div(total, cast(dof, out_dtype)), out_dtype), axes, keepdims)
+
+
+def std(
+    x: typing.Any,
+    axis: typing.Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    dtype: typing.Any = None,
+    correction: typing.Any = None,
+) -> Variable:
+    """Standard deviation over ``axis`` (the square root of :func:`var`), like ``np.std``."""
+    ddof = _degrees_of_freedom(ddof, correction)
+    return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype))
+
+
+def _degrees_of_freedom(ddof: typing.Any, correction: typing.Any) -> typing.Any:
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("var/std: give ddof or correction, not both")
+    return correction
+
+
+# -- argmax / argmin ------------------------------------------------------------------------
+
+
+class _ArgReduce(Op):
+    """Index of the extreme element over ``axis`` (a tuple of dimensions; None: all).
+
+    Several axes are read as one flattened (C-order) axis, as ``np.argmax`` does for None.
+    """
 
     __props__ = ("axis",)
+    _numpy_fn: typing.Any = None
 
-    def __init__(self, axis: int | None = None) -> None:
+    def __init__(self, axis: typing.Any = None) -> None:
+        if axis is not None:
+            axis = tuple(sorted(int(a) for a in np.atleast_1d(axis)))
+            if builtins.any(a < 0 for a in axis) or len(set(axis)) != len(axis):
+                raise ValueError(f"{type(self).__name__} axes must be distinct and >= 0: {axis}")
         self.axis = axis
+
+    def _axes(self, ndim: int) -> tuple[int, ...]:
+        return tuple(range(ndim)) if self.axis is None else self.axis
 
     def make_node(self, x):
         x = as_tensor_variable(x)
-        if self.axis is not None and not 0 <= self.axis < x.type.ndim:
-            raise ValueError(f"Argmax axis {self.axis} is out of range for {x.type}")
-        shape = (
-            ()
-            if self.axis is None
-            else tuple(s for d, s in enumerate(x.type.shape) if d != self.axis)
-        )
+        axes = self._axes(x.type.ndim)
+        if builtins.any(a >= x.type.ndim for a in axes):
+            raise ValueError(f"{self}: axis {self.axis} is out of range for {x.type}")
+        if builtins.any(x.type.shape[a] == 0 for a in axes):
+            raise ValueError(f"{self}: cannot find the position of an extreme in an empty axis")
+        shape = tuple(s for d, s in enumerate(x.type.shape) if d not in axes)
         return Apply(self, [x], [tensor_type("int64", shape)()])
 
     def perform(self, node, inputs, output_storage):
-        output_storage[0][0] = np.asarray(np.argmax(inputs[0], axis=self.axis), dtype="int64")
+        (x,) = inputs
+        axes = self._axes(x.ndim)
+        kept = [d for d in range(x.ndim) if d not in axes]
+        kept_shape = tuple(x.shape[d] for d in kept)
+        reduced = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+        grouped = x.transpose(kept + list(axes)).reshape((*kept_shape, reduced))
+        try:
+            result = type(self)._numpy_fn(grouped, axis=-1)
+        except ValueError as err:
+            raise ValueError(f"{self}: {err} (input shape {x.shape})") from err
+        output_storage[0][0] = np.asarray(result, dtype="int64")
 
     def infer_shape(self, fgraph, node, input_shapes):
         (shape,) = input_shapes
-        if self.axis is None:
-            return [()]
-        return [tuple(s for d, s in enumerate(shape) if d != self.axis)]
+        axes = self._axes(len(shape))
+        return [tuple(s for d, s in enumerate(shape) if d not in axes)]
+
+    def connection_pattern(self, node):
+        return [[True]]
 
     def grad(self, inputs, output_grads):
         (x,) = inputs
-        # the position of the maximum does not change under small perturbations
+        # the position of the extreme does not change under small perturbations
         return [x.zeros_like(dtype=grad_dtype(x))]
 
     def R_op(self, inputs, eval_points):
         return [None]  # integer-valued output: no derivative
 
 
-def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Variable:
-    """Indices of the largest elements along ``axis``, like ``np.argmax``."""
-    x = as_tensor_variable(x)
-    if axis is not None:
-        axis = normalize_axes(axis, x.type.ndim)[0]
-    out = Argmax(axis)(x)
-    return _keepdims(x, out, None if axis is None else (axis,), keepdims)
+class Argmax(_ArgReduce):
+    """Index of the largest element over ``axis``: ``np.argmax``."""
+
+    _numpy_fn = staticmethod(np.argmax)
 
 
-__all__ = ["Argmax", "Max", "Min", "Sum", "argmax", "max", "mean", "min", "normalize_axes", "sum"]
+class Argmin(_ArgReduce):
+    """Index of the smallest element over ``axis``: ``np.argmin``."""
+
+    _numpy_fn = staticmethod(np.argmin)
+
+
+def argmax(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Variable:
+    """Indices of the largest elements along ``axis``, like ``np.argmax`` (first of ties;
+    NaN counts as the largest). ``axis=None`` looks at the flattened tensor."""
+    return _build_reduction(Argmax, x, axis, keepdims)
+
+
+def argmin(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Variable:
+    """Indices of the smallest elements along ``axis``, like ``np.argmin``."""
+    return _build_reduction(Argmin, x, axis, keepdims)
+
+
+def max_and_argmax(
+    x: typing.Any, axis: typing.Any = None, keepdims: bool = False
+) -> list[Variable]:
+    """``[max(x, axis), argmax(x, axis)]``."""
+    return [max(x, axis, keepdims), argmax(x, axis, keepdims)]
+
+
+__all__ = [
+    "All",
+    "Any",
+    "Argmax",
+    "Argmin",
+    "Max",
+    "Min",
+    "Prod",
+    "Sum",
+    "all",
+    "any",
+    "argmax",
+    "argmin",
+    "max",
+    "max_and_argmax",
+    "mean",
+    "min",
+    "normalize_axes",
+    "prod",
+    "ptp",
+    "std",
+    "sum",
+    "var",
+]

@@ -69,6 +69,7 @@ class Reshape(Op):
         entries = _static_entries(shp, self.ndim)
         if sum(e == -1 for e in entries) > 1:
             raise ValueError("Reshape: at most one dimension may be -1")
+        _check_entries(entries, x.type.shape)
         entries = _resolve_minus_one(entries, x.type.shape)
         return Apply(self, [x, shp], [tensor_type(x.type.dtype, tuple(entries))()])
 
@@ -131,6 +132,16 @@ def _resolve_minus_one(entries: list, in_shape: tuple) -> list:
     return [total // others if e == -1 else e for e in entries]
 
 
+def _check_entries(entries: list, in_shape: tuple) -> None:
+    """Refuse lengths below -1, and static lengths whose product differs from the input's."""
+    if any(e is not None and e < -1 for e in entries):
+        raise ValueError(f"Reshape: invalid length in {tuple(entries)}")
+    if None in entries or -1 in entries or None in in_shape:
+        return
+    if int(np.prod(entries, dtype=np.int64)) != int(np.prod(in_shape, dtype=np.int64)):
+        raise ValueError(f"Cannot reshape a tensor of shape {in_shape} into {tuple(entries)}")
+
+
 def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
     """``x`` with shape ``newshape`` (ints, 0-d variables or an int vector; one -1 allowed)."""
     x = as_tensor_variable(x)
@@ -155,4 +166,9 @@ def flatten(x: Any, ndim: int = 1) -> Variable:
     return reshape(x, [*leading, -1], ndim=ndim)
 
 
-__all__ = ["Reshape", "flatten", "reshape"]
+def ravel(x: Any) -> Variable:
+    """``x`` as a vector (C order), like ``np.ravel``."""
+    return flatten(x, 1)
+
+
+__all__ = ["Reshape", "flatten", "ravel", "reshape"]

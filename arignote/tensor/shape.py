@@ -267,9 +267,127 @@ def shape_padaxis(x: Any, axis: int) -> Variable:
     return DimShuffle(x.type.ndim, order)(x)
 
 
+def _normalize_axis_list(axis: Any, ndim: int, context: str) -> list[int]:
+    """``axis`` (an int or a sequence of ints, negatives allowed) as distinct non-negative ints."""
+    axes = [axis] if np.ndim(axis) == 0 else list(axis)
+    normalized = []
+    for a in axes:
+        if not -ndim <= int(a) < ndim:
+            raise ValueError(f"{context}: axis {a} is out of bounds for {ndim} dimensions")
+        normalized.append(int(a) % ndim)
+    if len(set(normalized)) != len(normalized):
+        raise ValueError(f"{context}: repeated axis in {axis}")
+    return normalized
+
+
+def expand_dims(x: Any, axis: Any) -> Variable:
+    """``x`` with length-1 dimensions inserted at positions ``axis`` of the result.
+
+    Like ``np.expand_dims``: ``axis`` is an int or a tuple, negatives counting from the end of
+    the result.
+    """
+    x = as_tensor_variable(x)
+    n_new = 1 if np.ndim(axis) == 0 else len(axis)
+    new_axes = set(_normalize_axis_list(axis, x.type.ndim + n_new, "expand_dims"))
+    kept = iter(range(x.type.ndim))
+    order = ["x" if d in new_axes else next(kept) for d in range(x.type.ndim + n_new)]
+    return DimShuffle(x.type.ndim, order)(x)
+
+
+def squeeze(x: Any, axis: Any = None) -> Variable:
+    """``x`` without the length-1 dimensions ``axis`` (by default, all of static length 1).
+
+    Like ``np.squeeze``. A dimension named in ``axis`` whose length is not known statically is
+    checked at run time (through :func:`specify_shape`); one statically known to differ from 1
+    raises ``ValueError`` now.
+    """
+    x = as_tensor_variable(x)
+    if axis is None:
+        axes = [d for d, s in enumerate(x.type.shape) if s == 1]
+    else:
+        axes = _normalize_axis_list(axis, x.type.ndim, "squeeze")
+    for d in axes:
+        if x.type.shape[d] not in (None, 1):
+            raise ValueError(
+                f"squeeze: cannot remove dimension {d} of {x}, whose length is {x.type.shape[d]}"
+            )
+    if any(x.type.shape[d] is None for d in axes):
+        x = specify_shape(x, [1 if d in axes else None for d in range(x.type.ndim)])
+    return DimShuffle(x.type.ndim, [d for d in range(x.type.ndim) if d not in axes])(x)
+
+
+def transpose(x: Any, axes: Any = None) -> Variable:
+    """``x`` with its dimensions permuted (reversed by default), like ``np.transpose``."""
+    x = as_tensor_variable(x)
+    if axes is None:
+        order = list(reversed(range(x.type.ndim)))
+    else:
+        order = _normalize_axis_list(axes, x.type.ndim, "transpose")
+        if len(order) != x.type.ndim:
+            raise ValueError(
+                f"transpose: axes {axes} do not list each of the {x.type.ndim} dimensions once"
+            )
+    return DimShuffle(x.type.ndim, order)(x)
+
+
+permute_dims = transpose
+
+
+def moveaxis(x: Any, source: Any, destination: Any) -> Variable:
+    """``x`` with dimensions ``source`` moved to positions ``destination``, ``np.moveaxis``."""
+    x = as_tensor_variable(x)
+    src = _normalize_axis_list(source, x.type.ndim, "moveaxis")
+    dst = _normalize_axis_list(destination, x.type.ndim, "moveaxis")
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination must have the same number of axes")
+    order = [d for d in range(x.type.ndim) if d not in src]
+    for dest, s in sorted(zip(dst, src)):
+        order.insert(dest, s)
+    return DimShuffle(x.type.ndim, order)(x)
+
+
+def swapaxes(x: Any, axis1: int, axis2: int) -> Variable:
+    """``x`` with dimensions ``axis1`` and ``axis2`` exchanged, like ``np.swapaxes``."""
+    x = as_tensor_variable(x)
+    a, b = (_normalize_axis_list(ax, x.type.ndim, "swapaxes")[0] for ax in (axis1, axis2))
+    order = list(range(x.type.ndim))
+    order[a], order[b] = order[b], order[a]
+    return DimShuffle(x.type.ndim, order)(x)
+
+
+def _atleast(arrays: tuple, ndim: int, place) -> Any:
+    results = []
+    for a in arrays:
+        a = as_tensor_variable(a)
+        results.append(a if a.type.ndim >= ndim else DimShuffle(a.type.ndim, place(a))(a))
+    return results[0] if len(results) == 1 else results
+
+
+def atleast_1d(*arrays: Any) -> Any:
+    """Each array with at least one dimension (0-d ones become length-1 vectors)."""
+    return _atleast(arrays, 1, lambda a: ["x"])
+
+
+def atleast_2d(*arrays: Any) -> Any:
+    """Each array with at least two dimensions, like ``np.atleast_2d`` (vectors become rows)."""
+    return _atleast(arrays, 2, lambda a: ["x"] * (2 - a.type.ndim) + list(range(a.type.ndim)))
+
+
+def atleast_3d(*arrays: Any) -> Any:
+    """Each array with at least three dimensions, like ``np.atleast_3d``.
+
+    A vector of length n becomes (1, n, 1) and a matrix (m, n) becomes (m, n, 1).
+    """
+    patterns = {0: ["x", "x", "x"], 1: ["x", 0, "x"], 2: [0, 1, "x"]}
+    return _atleast(arrays, 3, lambda a: patterns[a.type.ndim])
+
+
 def as_shape_vector(shape: Any) -> Variable:
     """A shape given as ints, 0-d variables or an int vector, as an int64 vector."""
     if isinstance(shape, Variable) and shape.type.ndim == 1:
+        if shape.owner is not None and isinstance(shape.owner.op, Shape):
+            # x.shape as separate lengths: later ops can read them without indexing
+            return make_vector(*shape_tuple(shape.owner.inputs[0]), dtype="int64")
         return shape
     entries = [shape] if np.ndim(shape) == 0 and not isinstance(shape, (list, tuple)) else shape
     return make_vector(*[as_tensor_variable(s) for s in entries], dtype="int64")
@@ -279,6 +397,12 @@ __all__ = [
     "Shape",
     "Shape_i",
     "SpecifyShape",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "expand_dims",
+    "moveaxis",
+    "permute_dims",
     "shape",
     "shape_i",
     "shape_padaxis",
@@ -287,4 +411,7 @@ __all__ = [
     "shape_tuple",
     "specify_broadcastable",
     "specify_shape",
+    "squeeze",
+    "swapaxes",
+    "transpose",
 ]

@@ -9,14 +9,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import arignote.tensor.extra_ops as textra
+import arignote.tensor.indexing_ops as tio
 import arignote.tensor.math as tm
 import arignote.tensor.products as tp
 import arignote.tensor.reduction as tred
+import arignote.tensor.sort as tsort
+import arignote.tensor.subtensor as tsub
 from arignote.graph.basic import Constant, Variable
 from arignote.tensor.basic import constant
 from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.reshape import flatten, reshape
-from arignote.tensor.shape import shape, shape_tuple
+from arignote.tensor.shape import shape, shape_tuple, squeeze, swapaxes
 from arignote.tensor.type import TensorType
 
 
@@ -196,11 +200,133 @@ class _TensorOperators:
     def log(self) -> Variable:
         return tm.log(self)
 
+    def round(self, mode: Any = None, decimals: int = 0) -> Variable:
+        """Round half to even (NumPy's rule) unless ``mode="half_away_from_zero"``."""
+        return tm.round(self, mode, decimals)
+
+    def __round__(self, ndigits: int | None = None) -> Variable:
+        return tm.round(self, decimals=ndigits or 0)
+
+    def trunc(self) -> Variable:
+        return tm.trunc(self)
+
+    def __trunc__(self) -> Variable:
+        return tm.trunc(self)
+
+    def __floor__(self) -> Variable:
+        return tm.floor(self)
+
+    def __ceil__(self) -> Variable:
+        return tm.ceil(self)
+
+    def clip(self, min: Any = None, max: Any = None) -> Variable:
+        return tm.clip(self, min, max)
+
+    def conj(self) -> Variable:
+        return tm.conj(self)
+
+    conjugate = conj
+
+    @property
+    def real(self) -> Variable:
+        return tm.real(self)
+
+    @property
+    def imag(self) -> Variable:
+        return tm.imag(self)
+
+    def __divmod__(self, other):
+        return tm.divmod(self, other)
+
+    def __rdivmod__(self, other):
+        return tm.divmod(other, self)
+
+    __lshift__, __rlshift__ = _binary(tm.left_shift)
+    __rshift__, __rrshift__ = _binary(tm.right_shift)
+
     # -- more reductions (reduction.py) -----------------------------------------------------
+
+    def prod(self, axis=None, dtype=None, keepdims=False, acc_dtype=None) -> Variable:
+        return tred.prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def var(self, axis=None, ddof=0, keepdims=False) -> Variable:
+        return tred.var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, ddof=0, keepdims=False) -> Variable:
+        return tred.std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False) -> Variable:
+        return tred.argmin(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis=None, keepdims=False) -> Variable:
+        return tred.all(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis=None, keepdims=False) -> Variable:
+        return tred.any(self, axis=axis, keepdims=keepdims)
+
+    def ptp(self, axis=None, keepdims=False) -> Variable:
+        return tred.ptp(self, axis=axis, keepdims=keepdims)
+
+    def cumsum(self, axis=None) -> Variable:
+        return textra.cumsum(self, axis=axis)
+
+    def cumprod(self, axis=None) -> Variable:
+        return textra.cumprod(self, axis=axis)
 
     # -- creation and shape methods (shape/join/extra ops) ----------------------------------
 
+    def squeeze(self, axis=None) -> Variable:
+        return squeeze(self, axis=axis)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Variable:
+        return swapaxes(self, axis1, axis2)
+
+    def repeat(self, repeats: Any, axis: int | None = None) -> Variable:
+        return textra.repeat(self, repeats, axis=axis)
+
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variable:
+        return textra.diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> Variable:
+        return textra.trace(self, offset, axis1, axis2, dtype=dtype)
+
     # -- indexing (subtensor.py, sort.py) ---------------------------------------------------
+
+    def __getitem__(self, index: Any) -> Variable:
+        return tsub.getitem(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(
+            "Tensor variables are immutable: use arignote.tensor.set_subtensor(x[index], value) "
+            "or inc_subtensor(x[index], value), which return the updated tensor"
+        )
+
+    def set(self, y: Any, **kwargs: Any) -> Variable:
+        """``set_subtensor(self, y)``: for ``x[index].set(y)``."""
+        return tsub.set_subtensor(self, y, **kwargs)
+
+    def inc(self, y: Any, **kwargs: Any) -> Variable:
+        """``inc_subtensor(self, y)``: for ``x[index].inc(y)``."""
+        return tsub.inc_subtensor(self, y, **kwargs)
+
+    def nonzero(self) -> tuple:
+        return tio.nonzero(self)
+
+    def take(self, indices: Any, axis: int | None = None, mode: str = "raise") -> Variable:
+        return tio.take(self, indices, axis=axis, mode=mode)
+
+    def choose(self, choices: Any, mode: str = "raise") -> Variable:
+        return tio.choose(self, choices, mode=mode)
+
+    def sort(self, axis: int | None = -1, kind: str | None = None, order=None) -> Variable:
+        """The sorted tensor (a new variable: unlike ``ndarray.sort``, nothing is modified)."""
+        return tsort.sort(self, axis=axis, kind=kind, order=order)
+
+    def argsort(self, axis: int | None = -1, kind: str | None = None, order=None) -> Variable:
+        return tsort.argsort(self, axis=axis, kind=kind, order=order)
+
+    def searchsorted(self, v: Any, side: str = "left", sorter: Any = None) -> Variable:
+        return tsort.searchsorted(self, v, side=side, sorter=sorter)
 
     # -- products and linear algebra (products.py, linalg/) ---------------------------------
 

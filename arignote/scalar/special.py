@@ -1,0 +1,374 @@
+"""Scalar special functions (``scipy.special``): error functions, gamma and beta families,
+incomplete gamma and beta integrals, Bessel functions, ``xlogy``, ``logit``, ``factorial``.
+
+Values and output dtypes are SciPy's (``nfunc`` is the SciPy ufunc). Derivatives are the
+textbook identities (DLMF references in comments). Where a derivative with respect to a
+parameter has no closed form (the order of a Bessel function, the shape of an incomplete gamma
+integral), the gradient is reported as not implemented, never as zero.
+"""
+
+from __future__ import annotations
+
+import math
+
+import scipy.special as sp
+
+from arignote.graph.grad_types import grad_not_implemented, grad_undefined
+from arignote.scalar.arithmetic import ge, neg, switch
+from arignote.scalar.basic import (
+    BinaryScalarOp,
+    FloatUnaryOp,
+    ScalarOp,
+    conj_if_complex,
+    is_discrete,
+    probed_output_types,
+    zero_grad_for,
+)
+from arignote.scalar.math import exp, log, log1p
+
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
+
+
+def _grad_term(x, term):
+    """``term`` as the gradient for ``x`` (conjugated for complex x); zero for discrete x."""
+    return zero_grad_for(x) if is_discrete(x) else conj_if_complex(term)
+
+
+# -- error functions -------------------------------------------------------------------------
+
+
+class Erf(FloatUnaryOp):
+    nfunc = sp.erf
+
+    def derivative(self, x, y):
+        return TWO_OVER_SQRT_PI * exp(neg(x * x))  # d erf = 2/sqrt(pi) e^(-x^2)
+
+
+class Erfc(FloatUnaryOp):
+    nfunc = sp.erfc
+
+    def derivative(self, x, y):
+        return -TWO_OVER_SQRT_PI * exp(neg(x * x))
+
+
+class Erfcx(FloatUnaryOp):
+    """The scaled complementary error function e^(x^2) erfc(x)."""
+
+    nfunc = sp.erfcx
+
+    def derivative(self, x, y):
+        return 2 * x * y - TWO_OVER_SQRT_PI  # product rule on e^(x^2) erfc(x)
+
+
+class Erfinv(FloatUnaryOp):
+    nfunc = sp.erfinv
+
+    def derivative(self, x, y):
+        return SQRT_PI_OVER_TWO * exp(y * y)  # inverse function rule: 1 / erf'(erfinv(x))
+
+
+class Erfcinv(FloatUnaryOp):
+    nfunc = sp.erfcinv
+
+    def derivative(self, x, y):
+        return -SQRT_PI_OVER_TWO * exp(y * y)
+
+
+# -- gamma family ------------------------------------------------------------------------------
+
+
+class Gamma(FloatUnaryOp):
+    nfunc = sp.gamma
+
+    def derivative(self, x, y):
+        return y * psi(x)  # Gamma' = Gamma psi (DLMF 5.2.2)
+
+
+class GammaLn(FloatUnaryOp):
+    """log |Gamma(x)| (``scipy.special.gammaln``)."""
+
+    nfunc = sp.gammaln
+
+    def derivative(self, x, y):
+        return psi(x)
+
+
+class Psi(FloatUnaryOp):
+    """The digamma function Gamma'/Gamma (``scipy.special.psi``)."""
+
+    nfunc = sp.psi
+
+    def derivative(self, x, y):
+        return polygamma(1, x)
+
+
+class Polygamma(BinaryScalarOp):
+    """``polygamma(n, x)``: the n-th derivative of the digamma function (n = 0, 1, 2, ...)."""
+
+    def output_types(self, types):
+        return probed_output_types(self, types)
+
+    def elementwise(self, n, x):
+        return sp.polygamma(n, x)
+
+    def L_op(self, inputs, outputs, output_grads):
+        (n, x), (gz,) = inputs, output_grads
+        return [
+            grad_undefined(self, 0, n, "polygamma is only defined for integer orders n."),
+            _grad_term(x, gz * polygamma(n + 1, x)),
+        ]
+
+
+class GammaInc(BinaryScalarOp):
+    """The regularized lower incomplete gamma function P(a, x)."""
+
+    nfunc = sp.gammainc
+
+    def L_op(self, inputs, outputs, output_grads):
+        (a, x), (gz,) = inputs, output_grads
+        return [
+            _gammainc_shape_grad(self, a),
+            _grad_term(x, gz * _gamma_density(a, x)),
+        ]
+
+
+class GammaIncC(BinaryScalarOp):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+
+    nfunc = sp.gammaincc
+
+    def L_op(self, inputs, outputs, output_grads):
+        (a, x), (gz,) = inputs, output_grads
+        return [
+            _gammainc_shape_grad(self, a),
+            _grad_term(x, neg(gz) * _gamma_density(a, x)),
+        ]
+
+
+def _gamma_density(a, x):
+    """dP(a, x)/dx = x^(a-1) e^-x / Gamma(a) (DLMF 8.8.13), via logs to avoid overflow."""
+    return exp(xlogy(a - 1, x) - x - gammaln(a))
+
+
+def _gammainc_shape_grad(op, a):
+    if is_discrete(a):
+        return zero_grad_for(a)
+    # d/da of P(a, x) involves a hypergeometric (Meijer G) function: no closed form here.
+    reason = "The derivative with respect to the shape a has no closed form."
+    return grad_not_implemented(op, 0, a, reason)
+
+
+# -- beta family ---------------------------------------------------------------------------------
+
+
+class Beta(BinaryScalarOp):
+    """B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)."""
+
+    nfunc = sp.beta
+    commutative = True
+
+    def L_op(self, inputs, outputs, output_grads):
+        (a, b), (z,), (gz,) = inputs, outputs, output_grads
+        # dB/da = B(a, b) (psi(a) - psi(a + b))
+        total = psi(a + b)
+        return [_grad_term(a, gz * z * (psi(a) - total)), _grad_term(b, gz * z * (psi(b) - total))]
+
+
+class BetaLn(BinaryScalarOp):
+    """log |B(a, b)|."""
+
+    nfunc = sp.betaln
+    commutative = True
+
+    def L_op(self, inputs, outputs, output_grads):
+        (a, b), (gz,) = inputs, output_grads
+        total = psi(a + b)
+        return [_grad_term(a, gz * (psi(a) - total)), _grad_term(b, gz * (psi(b) - total))]
+
+
+class BetaInc(ScalarOp):
+    """The regularized incomplete beta function I_x(a, b)."""
+
+    nin = 3
+    nfunc = sp.betainc
+
+    def L_op(self, inputs, outputs, output_grads):
+        (a, b, x), (gz,) = inputs, output_grads
+        # dI_x(a, b)/dx = x^(a-1) (1-x)^(b-1) / B(a, b) (DLMF 8.17.1); xlogy keeps 0 log 0 = 0
+        density = exp(xlogy(a - 1, x) + xlog1py(b - 1, neg(x)) - betaln(a, b))
+        reason = "The derivative with respect to a shape parameter has no closed form here."
+        return [
+            zero_grad_for(a) if is_discrete(a) else grad_not_implemented(self, 0, a, reason),
+            zero_grad_for(b) if is_discrete(b) else grad_not_implemented(self, 1, b, reason),
+            _grad_term(x, gz * density),
+        ]
+
+
+class Poch(BinaryScalarOp):
+    """The Pochhammer symbol (rising factorial) (z)_m = Gamma(z + m) / Gamma(z)."""
+
+    nfunc = sp.poch
+
+    def L_op(self, inputs, outputs, output_grads):
+        (z, m), (y,), (gy,) = inputs, outputs, output_grads
+        upper = psi(z + m)
+        return [_grad_term(z, gy * y * (upper - psi(z))), _grad_term(m, gy * y * upper)]
+
+
+class Factorial(ScalarOp):
+    """``scipy.special.factorial(n, exact)``: n! = Gamma(n + 1), and 0 for n < 0.
+
+    With ``exact=True`` the inputs must be integers and the result is an integer.
+    """
+
+    nin = 1
+    __props__ = ("exact",)
+
+    def __init__(self, exact: bool = False, name: str | None = None) -> None:
+        super().__init__(name=name)
+        self.exact = bool(exact)
+
+    def output_types(self, types):
+        return probed_output_types(self, types)
+
+    def elementwise(self, n):
+        return sp.factorial(n, exact=self.exact)
+
+    def L_op(self, inputs, outputs, output_grads):
+        (n,), (y,), (gy,) = inputs, outputs, output_grads
+        if is_discrete(n) or is_discrete(y):
+            return [zero_grad_for(n)]
+        # d Gamma(n + 1) = Gamma(n + 1) psi(n + 1) where n >= 0; the value is 0 below 0
+        return [switch(ge(n, 0), gy * y * psi(n + 1), 0)]
+
+    def __str__(self) -> str:
+        return "factorial{exact=True}" if self.exact else "factorial"
+
+
+# -- Bessel functions ------------------------------------------------------------------------
+
+
+class I0(FloatUnaryOp):
+    """The modified Bessel function of the first kind of order 0."""
+
+    nfunc = sp.i0
+
+    def derivative(self, x, y):
+        return i1(x)  # DLMF 10.29.3
+
+
+class I1(FloatUnaryOp):
+    nfunc = sp.i1
+
+    def derivative(self, x, y):
+        return (i0(x) + iv(2, x)) / 2  # I_v' = (I_{v-1} + I_{v+1}) / 2 (DLMF 10.29.1)
+
+
+class Iv(BinaryScalarOp):
+    """``iv(v, x)``: the modified Bessel function of the first kind of real order v."""
+
+    nfunc = sp.iv
+
+    def L_op(self, inputs, outputs, output_grads):
+        (v, x), (gz,) = inputs, output_grads
+        return [
+            _bessel_order_grad(self, v),
+            _grad_term(x, gz * (iv(v - 1, x) + iv(v + 1, x)) / 2),
+        ]
+
+
+class J0(FloatUnaryOp):
+    """The Bessel function of the first kind of order 0."""
+
+    nfunc = sp.j0
+
+    def derivative(self, x, y):
+        return neg(j1(x))  # DLMF 10.6.3
+
+
+class J1(FloatUnaryOp):
+    nfunc = sp.j1
+
+    def derivative(self, x, y):
+        return (j0(x) - jv(2, x)) / 2  # J_v' = (J_{v-1} - J_{v+1}) / 2 (DLMF 10.6.1)
+
+
+class Jv(BinaryScalarOp):
+    """``jv(v, x)``: the Bessel function of the first kind of real order v."""
+
+    nfunc = sp.jv
+
+    def L_op(self, inputs, outputs, output_grads):
+        (v, x), (gz,) = inputs, output_grads
+        return [
+            _bessel_order_grad(self, v),
+            _grad_term(x, gz * (jv(v - 1, x) - jv(v + 1, x)) / 2),
+        ]
+
+
+def _bessel_order_grad(op, v):
+    if is_discrete(v):
+        return zero_grad_for(v)
+    return grad_not_implemented(
+        op, 0, v, "The derivative with respect to the order has no closed form."
+    )
+
+
+# -- logarithms of products and odds -----------------------------------------------------------
+
+
+class XLogY(BinaryScalarOp):
+    """x log(y), defined as 0 where x = 0 (``scipy.special.xlogy``)."""
+
+    nfunc = sp.xlogy
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        return [_grad_term(x, gz * log(y)), _grad_term(y, gz * x / y)]
+
+
+class XLog1pY(BinaryScalarOp):
+    """x log(1 + y), defined as 0 where x = 0 (``scipy.special.xlog1py``)."""
+
+    nfunc = sp.xlog1py
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x, y), (gz,) = inputs, output_grads
+        return [_grad_term(x, gz * log1p(y)), _grad_term(y, gz * x / (y + 1))]
+
+
+class Logit(FloatUnaryOp):
+    """log(p / (1 - p)), the inverse of the sigmoid (``scipy.special.logit``)."""
+
+    nfunc = sp.logit
+
+    def derivative(self, x, y):
+        return 1 / (x * (1 - x))
+
+
+erf = Erf(name="erf")
+erfc = Erfc(name="erfc")
+erfcx = Erfcx(name="erfcx")
+erfinv = Erfinv(name="erfinv")
+erfcinv = Erfcinv(name="erfcinv")
+gamma = Gamma(name="gamma")
+gammaln = GammaLn(name="gammaln")
+psi = Psi(name="psi")
+polygamma = Polygamma(name="polygamma")
+gammainc = GammaInc(name="gammainc")
+gammaincc = GammaIncC(name="gammaincc")
+beta = Beta(name="beta")
+betaln = BetaLn(name="betaln")
+betainc = BetaInc(name="betainc")
+poch = Poch(name="poch")
+factorial = Factorial(name="factorial")
+i0 = I0(name="i0")
+i1 = I1(name="i1")
+iv = Iv(name="iv")
+j0 = J0(name="j0")
+j1 = J1(name="j1")
+jv = Jv(name="jv")
+xlogy = XLogY(name="xlogy")
+xlog1py = XLog1pY(name="xlog1py")
+logit = Logit(name="logit")

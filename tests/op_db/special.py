@@ -1,0 +1,189 @@
+"""op_db entries: special functions (``scipy.special`` counterparts in arignote.tensor.math) and
+``arignote.tensor.special`` (softmax, log_softmax, logsumexp, logit, beta, factorial, poch)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.special as sp
+
+import arignote.tensor as pt
+from tests.op_db.core import FLOAT_DTYPES, Directive, OpInfo, Sample, register
+from tests.op_db.elemwise import binary, elemwise, unary
+
+# -- unary special functions ---------------------------------------------------------------------
+
+_SPECIAL_UNARY = [
+    # name, domain (away from poles and branch points)
+    ("erf", (-2.0, 2.0)),
+    ("erfc", (-2.0, 2.0)),
+    ("erfcx", (-1.0, 3.0)),
+    ("erfinv", (-0.9, 0.9)),
+    ("erfcinv", (0.1, 1.9)),
+    ("gamma", (0.5, 3.5)),
+    ("gammaln", (0.5, 4.0)),
+    ("psi", (0.5, 4.0)),
+    ("i0", (-2.0, 2.0)),
+    ("i1", (-2.0, 2.0)),
+    ("j0", (-3.0, 3.0)),
+    ("j1", (-3.0, 3.0)),
+    ("logit", (0.1, 0.9)),
+]
+
+register(
+    *[
+        elemwise(name, getattr(pt, name), getattr(sp, name), unary(low, high, ints=True))
+        for name, (low, high) in _SPECIAL_UNARY
+    ]
+)
+
+
+# -- functions with a parameter ------------------------------------------------------------------
+
+
+def _order_samples(orders, low, high):
+    """A constant order (or shape) parameter broadcast against a non-square x in [low, high]."""
+
+    def samples(rng):
+        return [
+            Sample(
+                (np.asarray(orders), rng.uniform(low, high, (4, len(orders)))),
+                name="orders",
+                static=(0,),
+            ),
+            Sample(
+                (np.asarray(orders[-1]), rng.uniform(low, high, (2, 3))),
+                name="scalar_order",
+                static=(0,),
+            ),
+        ]
+
+    return samples
+
+
+def _polygamma_samples(rng):
+    return [
+        Sample((np.array([0, 1, 2]), rng.uniform(0.5, 3.0, (4, 3))), name="int_orders"),
+        Sample((np.asarray(1.0), rng.uniform(0.5, 3.0, (2, 5))), name="float_order", static=(0,)),
+    ]
+
+
+def _betainc_samples(rng):
+    return [
+        Sample(
+            (rng.uniform(0.5, 3, (3, 1)), rng.uniform(0.5, 3, (4,)), rng.uniform(0.1, 0.9, (3, 4))),
+            name="broadcast",
+            static=(0, 1),
+        ),
+        Sample(
+            (np.asarray(2.0), np.asarray(3.5), rng.uniform(0.05, 0.95, (5,))),
+            name="scalars",
+            static=(0, 1),
+        ),
+    ]
+
+
+register(
+    elemwise("polygamma", pt.polygamma, sp.polygamma, _polygamma_samples),
+    elemwise("gammainc", pt.gammainc, sp.gammainc, _order_samples([0.5, 1.0, 2.5], 0.2, 4.0)),
+    elemwise("gammaincc", pt.gammaincc, sp.gammaincc, _order_samples([0.5, 1.0, 2.5], 0.2, 4.0)),
+    elemwise("betainc", pt.betainc, sp.betainc, _betainc_samples),
+    # iv of a non-integer order is complex (NaN) for x < 0
+    elemwise("iv", pt.iv, sp.iv, _order_samples([0.0, 1.5, 3.0], 0.2, 3.0)),
+    elemwise("jv", pt.jv, sp.jv, _order_samples([0.0, 1.5, 3.0], 0.5, 3.0)),
+    elemwise("xlogy", pt.xlogy, sp.xlogy, binary(-2.0, 2.0, 0.5, 3.0, ints=True)),
+    elemwise("xlog1py", pt.xlog1py, sp.xlog1py, binary(-2.0, 2.0, -0.5, 2.0, ints=True)),
+    elemwise("beta", pt.beta, sp.beta, binary(0.5, 3.0, ints=True)),
+    elemwise("betaln", pt.betaln, sp.betaln, binary(0.5, 3.0, ints=True)),
+    elemwise("poch", pt.poch, sp.poch, binary(0.5, 3.0, -1.0, 2.0, ints=True)),
+    elemwise(
+        "factorial",
+        pt.factorial,
+        sp.factorial,
+        lambda rng: [
+            Sample((rng.uniform(-1.5, 4.0, (3, 4)),), name="real"),
+            Sample((rng.integers(-2, 10, (2, 5)),), name="int"),
+        ],
+    ),
+    elemwise(
+        "factorial_exact",
+        lambda n: pt.factorial(n, exact=True),
+        lambda n: sp.factorial(n, exact=True),
+        lambda rng: [Sample((rng.integers(-2, 15, (3, 4)),), name="int")],
+        dtypes=("int64",),
+        grad=False,  # integer-valued
+    ),
+)
+
+# -- softmax family ------------------------------------------------------------------------------
+
+
+def _axis_samples(rng):
+    x3 = rng.normal(size=(2, 3, 4)) * 3
+    return [
+        Sample((x3,), {"axis": -1}, name="last"),
+        Sample((x3,), {"axis": 0}, name="first"),
+        Sample((x3,), {"axis": (0, 2)}, name="pair"),
+        Sample((rng.normal(size=(3, 5)),), {"axis": None}, name="all"),
+        Sample((np.array([[1000.0, 1001.0, -1000.0], [-5.0, 0.0, 5.0]]),), {"axis": 1}, "large"),
+    ]
+
+
+def _logsumexp_samples(rng):
+    x3 = rng.normal(size=(2, 3, 4)) * 3
+    return [
+        Sample((x3,), {"axis": None}, name="all"),
+        Sample((x3,), {"axis": 1}, name="middle"),
+        Sample((x3,), {"axis": (0, 2), "keepdims": True}, name="keepdims"),
+        Sample((np.array([[800.0, 801.0], [-800.0, -801.0]]),), {"axis": -1}, name="large"),
+        Sample((rng.integers(-3, 3, (3, 4)),), {"axis": 0}, name="int"),
+    ]
+
+
+register(
+    OpInfo(
+        "softmax",
+        pt.softmax,
+        sp.softmax,
+        _axis_samples,
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.Softmax,
+    ),
+    OpInfo(
+        "log_softmax",
+        pt.log_softmax,
+        sp.log_softmax,
+        _axis_samples,
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.LogSoftmax,
+        directives=[
+            Directive(
+                "grad",
+                "float32 finite differences of outputs near -1000 carry ~2% rounding noise",
+                dtypes=["float32"],
+                samples=["large"],
+                kind="skip",
+            )
+        ],
+    ),
+    OpInfo(
+        "logsumexp",
+        pt.logsumexp,
+        sp.logsumexp,
+        _logsumexp_samples,
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.LogSumExp,
+    ),
+    OpInfo(
+        "allclose",
+        pt.allclose,
+        np.allclose,
+        lambda rng: [
+            Sample((np.ones((3, 4)), np.ones(4) + 1e-9), name="close"),
+            Sample((rng.normal(size=(3, 4)), rng.normal(size=(3, 4))), name="far"),
+            Sample((np.array([np.nan, 1.0]), np.array([np.nan, 1.0])), {"equal_nan": True}, "nan"),
+        ],
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.Elemwise,
+        grad=False,
+    ),
+)

@@ -1,0 +1,73 @@
+"""Scalar special functions: derivatives at points against closed forms."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import scipy.special as sp
+
+import arignote
+import arignote.scalar as ps
+from arignote.gradient import grad
+from arignote.graph.grad_types import NullTypeGradError
+
+
+@pytest.mark.parametrize(
+    ("op", "point", "derivative"),
+    [
+        (ps.erfcx, 0.7, 2 * 0.7 * sp.erfcx(0.7) - 2 / math.sqrt(math.pi)),
+        (ps.erfinv, 0.3, math.sqrt(math.pi) / 2 * math.exp(sp.erfinv(0.3) ** 2)),
+        (ps.erfcinv, 0.3, -math.sqrt(math.pi) / 2 * math.exp(sp.erfcinv(0.3) ** 2)),
+        (ps.gamma, 2.5, sp.gamma(2.5) * sp.psi(2.5)),
+        (ps.psi, 2.5, sp.polygamma(1, 2.5)),
+        (ps.i1, 1.2, (sp.i0(1.2) + sp.iv(2, 1.2)) / 2),
+        (ps.j1, 1.2, (sp.j0(1.2) - sp.jv(2, 1.2)) / 2),
+        (ps.logit, 0.2, 1 / 0.16),
+    ],
+)
+def test_unary_derivatives(op, point, derivative):
+    x = ps.float64("x")
+    got = arignote.function([x], grad(op(x), x))(point)
+    assert got == pytest.approx(derivative, rel=1e-12)
+
+
+def test_incomplete_integral_densities():
+    a, x = ps.float64("a"), ps.float64("x")
+    lower = arignote.function([a, x], grad(ps.gammainc(a, x), x))(2.5, 1.3)
+    upper = arignote.function([a, x], grad(ps.gammaincc(a, x), x))(2.5, 1.3)
+    density = 1.3**1.5 * math.exp(-1.3) / math.gamma(2.5)
+    assert lower == pytest.approx(density, rel=1e-12)
+    assert upper == pytest.approx(-density, rel=1e-12)
+    beta = arignote.function([x], grad(ps.betainc(2.0, 3.0, x), x))(0.25)
+    assert beta == pytest.approx(0.25 * 0.75**2 / sp.beta(2.0, 3.0), rel=1e-12)
+
+
+def test_betainc_density_at_the_ends_of_the_interval():
+    x = ps.float64("x")
+    fn = arignote.function([x], grad(ps.betainc(1.0, 1.0, x), x))
+    assert fn(0.0) == pytest.approx(1.0)  # uniform density: 0 log 0 counted as 0
+    assert fn(1.0) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("op", [ps.gammainc, ps.gammaincc, ps.iv, ps.jv])
+def test_parameter_gradients_not_implemented(op):
+    a, x = ps.float64("a"), ps.float64("x")
+    with pytest.raises(NullTypeGradError, match="not implemented"):
+        grad(op(a, x), a)
+
+
+def test_polygamma_order_gradient_undefined():
+    n, x = ps.float64("n"), ps.float64("x")
+    with pytest.raises(NullTypeGradError, match="undefined"):
+        grad(ps.polygamma(n, x), n)
+    assert arignote.function([x], grad(ps.polygamma(2, x), x))(1.5) == pytest.approx(
+        sp.polygamma(3, 1.5)
+    )
+
+
+def test_integer_parameters_get_zero_gradients():
+    v, x = ps.int64("v"), ps.float64("x")
+    gv = grad(ps.iv(v, x), v)
+    assert gv.type.dtype == "float64"
+    assert arignote.function([v, x], gv, on_unused_input="ignore")(1, 0.5) == 0
