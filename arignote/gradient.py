@@ -44,36 +44,29 @@ from arignote.tensor.gradient_ops import (
     undefined_grad,
     zero_grad,
 )
-from arignote.tensor.math import cast, eq
+from arignote.tensor.join import stack
 from arignote.tensor.reshape import flatten, reshape
 from arignote.tensor.shape import shape_i, shape_tuple
 from arignote.testing.gradcheck import numeric_grad, verify_grad
 
 
-def _unit_cotangent(iota: Variable, i: Variable, dtype: str) -> Variable:
-    """The one-hot vector ``e_i`` (``iota`` is ``arange(n)``): row ``i`` of ``J`` is
-    ``e_i^T J``, the Lop of the flattened expression with cotangent ``e_i``."""
-    return cast(eq(iota, i), dtype)
-
-
 def _jacobian_rows_by_map(flat: Variable, wrt: list, grad_kwargs: dict) -> list:
-    """The Jacobian of the vector ``flat``, one row per index of a run-time loop."""
-    n = shape_i(flat, 0)
-    iota = index_map(lambda j: j, n)  # arange(n), computed once
-    dtype = grad_dtype_of(flat)
+    """The Jacobian of the vector ``flat``, one row per index of a run-time loop: row ``i``
+    is the gradient of ``flat[i]``."""
 
-    def row(i: Variable, flat_: Variable, iota_: Variable, *wrt_: Variable) -> list:
-        return Lop(flat_, list(wrt_), _unit_cotangent(iota_, i, dtype), **grad_kwargs)
+    def row(i: Variable, flat_: Variable, *wrt_: Variable) -> list:
+        return grad(flat_[i], list(wrt_), **grad_kwargs)
 
-    return index_map(row, n, non_sequences=[flat, iota, *wrt])
+    return index_map(row, shape_i(flat, 0), non_sequences=[flat, *wrt])
 
 
 def _jacobian_rows_unrolled(flat: Variable, wrt: list, grad_kwargs: dict) -> list:
-    """The Jacobian of the vector ``flat`` of static length, all rows in one graph."""
+    """The Jacobian of the vector ``flat`` of static length, all rows in one graph: row ``i``
+    is the vector-Jacobian product with the unit cotangent ``e_i`` (a constant)."""
     n = flat.type.shape[0]
     eye = np.eye(n, dtype=grad_dtype_of(flat))
     rows = [Lop(flat, wrt, constant(eye[i]), **grad_kwargs) for i in range(n)]
-    return [as_tensor_variable([r[k] for r in rows]) for k in range(len(wrt))]
+    return [stack([r[k] for r in rows]) for k in range(len(wrt))]
 
 
 def jacobian(
@@ -98,11 +91,13 @@ def jacobian(
         (its Jacobian is then zeros).
     vectorize
         How the rows are computed; both ways give the same values. With False, a run-time
-        loop (:class:`arignote.scan.IndexMap`) evaluates row ``i`` as the vector-Jacobian
-        product (``Lop``) of the flattened expression with the unit cotangent ``e_i``. With
-        True and a flattened length known when the graph is built, the same products for every
-        ``i`` are built into one graph (no loop at run time, a graph about ``n`` times the size
-        of one gradient) and stacked; a length known only at run time falls back to the loop.
+        loop (:class:`arignote.scan.IndexMap`) evaluates row ``i`` as the gradient of element
+        ``i`` of the flattened expression. With True and a flattened length ``n`` known when
+        the graph is built, the ``n`` rows are built into one graph as the vector-Jacobian
+        products (``Lop``) with the unit cotangents ``e_i`` and stacked: no loop at run time,
+        the forward values are computed once, and the graph is about ``n`` times the size of
+        one gradient. (There is no batching of graphs yet, so a length known only at run time
+        falls back to the loop.)
 
     Returns
     -------

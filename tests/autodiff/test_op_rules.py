@@ -251,6 +251,15 @@ def test_make_vector_of_integers_has_zero_gradient():
     assert [float(v) for v in arignote.function([a, b], g)(2, 3)] == [0.0, 0.0]
 
 
+def test_make_vector_of_floats(rng):
+    def fn(a, b):
+        return pt.make_vector(a * b, pt.exp(a), b)
+
+    points = [np.asarray(rng.normal()), np.asarray(rng.normal())]
+    verify_grad(fn, points, rng=rng)
+    check_rop_lop(fn, points, rng=rng)
+
+
 def test_make_vector_r_op(rng):
     a, b = pt.dscalar("a"), pt.dscalar("b")
     va, vb = pt.dscalar("va"), pt.dscalar("vb")
