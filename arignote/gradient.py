@@ -118,6 +118,8 @@ def jacobian(
         rows = _jacobian_rows_unrolled(flat, wrt_list, grad_kwargs)
     else:
         rows = _jacobian_rows_by_map(flat, wrt_list, grad_kwargs)
+    if expression.type.ndim == 1:  # the rows already have the shape of the result
+        return restructure(list(rows), structure)
     out_shape = list(shape_tuple(expression))
     results = [
         reshape(r, out_shape + list(shape_tuple(w)), ndim=expression.type.ndim + w.type.ndim)
