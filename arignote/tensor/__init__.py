@@ -5,6 +5,7 @@
 and lists its public names in ``__all__``; they are all re-exported here.
 """
 
+import arignote.tensor.linalg as linalg  # pt.linalg: numpy.linalg and scipy.linalg functions
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.tensor import rewriting
 from arignote.tensor import type as _type_module

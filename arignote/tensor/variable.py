@@ -330,6 +330,11 @@ class _TensorOperators:
 
     # -- products and linear algebra (products.py, linalg/) ---------------------------------
 
+    @property
+    def mT(self) -> Variable:
+        """The matrices of ``x`` transposed: the last two dimensions swapped (``ndarray.mT``)."""
+        return tp.matrix_transpose(self)
+
 
 class TensorVariable(_TensorOperators, Variable):
     """A symbolic n-dimensional array."""

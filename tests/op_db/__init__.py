@@ -8,7 +8,9 @@ import tests.op_db.elemwise
 import tests.op_db.extra_ops
 import tests.op_db.indexing
 import tests.op_db.join
+import tests.op_db.linalg
 import tests.op_db.pad
+import tests.op_db.products
 import tests.op_db.random
 import tests.op_db.reduction
 import tests.op_db.reshape

@@ -1,0 +1,15 @@
+"""Linear algebra on stacks of matrices, with NumPy's and SciPy's names and semantics.
+
+``arignote.tensor.linalg`` (also ``pt.linalg``) gathers the ``numpy.linalg`` and
+``scipy.linalg`` functions: inverses and determinants, linear systems, decompositions, least
+squares, norms and matrix functions. Each family lives in its own module. These names live
+only in this namespace (``pt.linalg.norm``), not in ``arignote.tensor`` itself, as in NumPy.
+"""
+
+from arignote.tensor.linalg.decompositions import *
+from arignote.tensor.linalg.inverse import *
+from arignote.tensor.linalg.least_squares import *
+from arignote.tensor.linalg.misc import *
+from arignote.tensor.linalg.norms import *
+from arignote.tensor.linalg.solve import *
+from arignote.tensor.products import matmul, outer, tensordot

@@ -1,0 +1,142 @@
+"""Tests of cholesky, eigh, eig, svd and qr beyond the op database."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import arignote
+import arignote.tensor as pt
+from arignote.gradient import Rop, grad
+from arignote.graph.grad_types import NullTypeGradError
+from arignote.tensor import linalg as la
+from arignote.testing import verify_grad
+
+
+def _spd(rng, n):
+    a = rng.normal(size=(n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+def test_cholesky_of_a_matrix_that_is_not_positive_definite_raises():
+    x = pt.matrix()
+    fn = arignote.function([x], la.cholesky(x))
+    with pytest.raises(np.linalg.LinAlgError, match="positive definite"):
+        fn(-np.eye(3))
+
+
+def test_cholesky_reads_only_its_triangle(rng):
+    spd = _spd(rng, 4)
+    noisy = np.tril(spd) + np.triu(rng.normal(size=(4, 4)), 1)
+    x = pt.matrix()
+    result = arignote.function([x], la.cholesky(x))(noisy)
+    np.testing.assert_allclose(result, np.linalg.cholesky(spd), rtol=1e-12)
+    # the gradient with respect to the unread triangle is exactly zero
+    g = arignote.function([x], grad(la.cholesky(x).sum(), x))(noisy)
+    assert np.all(np.triu(g, 1) == 0)
+
+
+def test_cholesky_second_derivative(rng):
+    spd = _spd(rng, 3)
+    verify_grad(lambda a: grad((la.cholesky(a) ** 3).sum(), a), [spd], rng=rng)
+
+
+def test_eigh_second_derivative_of_eigenvalues(rng):
+    q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    sym = q @ np.diag([1.0, 2.0, 4.0]) @ q.T
+    verify_grad(lambda a: grad((la.eigvalsh(a) ** 3).sum(), a), [sym], rng=rng)
+
+
+def test_eigh_integer_input_and_output_types():
+    x = pt.matrix(dtype="int32")
+    w, v = la.eigh(x)
+    assert (w.type.dtype, v.type.dtype) == ("float64", "float64")
+    w, v = la.eigh(pt.tensor(shape=(2, 3, 3), dtype="complex64"))
+    assert (w.type.dtype, v.type.dtype) == ("float32", "complex64")
+    assert (w.type.shape, v.type.shape) == ((2, 3), (2, 3, 3))
+
+
+def test_eigh_uplo_is_checked():
+    with pytest.raises(ValueError, match="UPLO"):
+        la.eigh(pt.matrix(), UPLO="X")
+
+
+def test_eig_outputs_are_complex_even_for_real_eigenvalues(rng):
+    x = pt.matrix(dtype="float32")
+    w, v = la.eig(x)
+    assert (w.type.dtype, v.type.dtype) == ("complex64", "complex64")
+    value = np.diag([1.0, 2.0, 3.0]).astype("float32")
+    w_value, _ = arignote.function([x], [w, v])(value)
+    assert w_value.dtype == np.complex64
+    np.testing.assert_allclose(w_value, [1, 2, 3])
+
+
+def test_eig_eigenvector_gradient_is_explicitly_not_implemented():
+    x = pt.matrix()
+    _, v = la.eig(x)
+    with pytest.raises(NullTypeGradError, match="normalised by LAPACK"):
+        grad(pt.abs(v).sum(), x)
+
+
+def test_eig_tangent_of_eigenvalues(rng):
+    a = rng.normal(size=(3, 3))
+    direction = rng.normal(size=(3, 3))
+    x, v = pt.matrix(), pt.matrix()
+    w, _ = la.eig(x)
+    tangent = arignote.function([x, v], Rop(w, x, v))(a, direction)
+    eps = 1e-7
+    w_plus = np.linalg.eigvals(a + eps * direction)
+    w_minus = np.linalg.eigvals(a - eps * direction)
+    base = np.linalg.eigvals(a)
+    # match eigenvalues by proximity: the order of np.linalg.eig is not guaranteed to persist
+    order_plus = [np.argmin(np.abs(w_plus - z)) for z in base]
+    order_minus = [np.argmin(np.abs(w_minus - z)) for z in base]
+    numeric = (w_plus[order_plus] - w_minus[order_minus]) / (2 * eps)
+    np.testing.assert_allclose(tangent, numeric, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 3)], ids=str)
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_svd_shapes_and_values(rng, shape, full_matrices):
+    value = rng.normal(size=shape)
+    x = pt.tensor(shape=shape)
+    outputs = la.svd(x, full_matrices=full_matrices)
+    expected = np.linalg.svd(value, full_matrices=full_matrices)
+    results = arignote.function([x], list(outputs))(value)
+    for out, result, reference in zip(outputs, results, expected):
+        assert out.type.shape == reference.shape
+        np.testing.assert_allclose(np.abs(result), np.abs(reference), rtol=1e-10, atol=1e-12)
+
+
+def test_svd_gradient_through_full_non_square_vectors_is_undefined():
+    u, _, _ = la.svd(pt.tensor(shape=(5, 3)), full_matrices=True)
+    with pytest.raises(NullTypeGradError, match="not unique"):
+        grad(u.sum(), u.owner.inputs[0])
+
+
+def test_svd_singular_value_gradient_is_defined_for_full_matrices(rng):
+    value = rng.normal(size=(5, 3))
+    verify_grad(lambda a: la.svd(a, full_matrices=True)[1], [value], rng=rng)
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r", "raw"])
+def test_qr_modes_match_numpy(rng, mode):
+    value = rng.normal(size=(5, 3))
+    x = pt.tensor(shape=(5, 3))
+    out = la.qr(x, mode=mode)
+    outputs = [out] if mode == "r" else list(out)
+    expected = np.linalg.qr(value, mode=mode)
+    expected = [expected] if mode == "r" else list(expected)
+    results = arignote.function([x], outputs)(value)
+    for o, result, reference in zip(outputs, results, expected):
+        assert o.type.shape == reference.shape
+        np.testing.assert_allclose(result, reference, rtol=1e-10, atol=1e-12)
+
+
+def test_qr_gradient_of_wide_matrices_is_explicitly_not_implemented():
+    x = pt.tensor(shape=(3, 5))
+    _, r = la.qr(x)
+    with pytest.raises(NullTypeGradError, match="at least as many rows"):
+        grad(r.sum(), x)
+    with pytest.raises(ValueError, match="mode"):
+        la.qr(x, mode="economic")
