@@ -1,22 +1,47 @@
-"""Configuration: a frozen set of options with a context-local current value.
+"""Configuration: a frozen set of options, process-wide defaults and context-local changes.
 
-``arignote.config.floatX`` reads the current option; ``with config.change_flags(floatX="float32"):``
-changes options for a block (per thread and per asyncio task, through :mod:`contextvars`);
-assigning ``config.floatX = "float32"`` changes them for the rest of the current context.
-Options can also come from the environment variable ``ARIGNOTE_FLAGS``
-(``"floatX=float32,mode=FAST_COMPILE"``), which is read once, the first time an option is read,
-never at import time.
+Reading: ``arignote.config.floatX`` returns the option in force in the current context.
 
-Options (each documented on :class:`Options`): ``floatX``, ``mode``, ``linker``, ``optimizer``,
-``on_rewrite_error``, ``check_integrity``, ``allow_gc``, ``trace_rewrites``,
-``max_constant_fold_size``, ``compile_cache``.
+Changing for a block: ``with config.change_flags(floatX="float32"): ...`` changes options for
+the ``with`` block only, and only in the current thread or asyncio task (the change lives in a
+:mod:`contextvars` variable, so concurrent threads and tasks never see each other's blocks).
+
+Changing the defaults: ``config.floatX = "float32"`` changes the process-wide default, seen by
+every thread and task except inside a ``change_flags`` block that sets the same option.
+
+Environment: ``ARIGNOTE_FLAGS="floatX=float32,mode=FAST_COMPILE"`` sets defaults. It is read
+once, the first time any option is read (never at import time), and never again.
+
+Options (see :class:`Options` for each one's meaning):
+
+==========================  ==============  ======================================================
+option                      default         meaning
+==========================  ==============  ======================================================
+``floatX``                  ``"float64"``   dtype of ``matrix()``, ``vector()``..., and of Python
+                                            floats turned into constants
+``mode``                    ``"FAST_RUN"``  mode of ``function()`` when none is given (a name
+                                            known to ``get_mode``, or a ``Mode``)
+``linker``                  ``"vm"``        linker of modes that do not name one
+``optimizer``               ``"fast_run"``  rewrite pipeline of modes that do not name one
+``on_rewrite_error``        ``"warn"``      a rewrite that raises: "warn" (skip it), "raise",
+                                            "ignore"
+``check_integrity``         ``False``       check the FunctionGraph after every rewrite
+``allow_gc``                ``True``        free intermediate values during a call
+``trace_rewrites``          ``False``       record fired rewrites on ``f.maker.rewrite_trace``
+``max_constant_fold_size``  ``10000``       largest folded constant built from small inputs
+``compile_cache``           ``True``        reserved for a compiled-graph cache (none exists
+                                            yet: the option has no effect today)
+``profile``                 ``False``       profile every function (``function(profile=None)``)
+``on_unused_input``         ``"raise"``     an unused function input: "raise", "warn", "ignore"
+==========================  ==============  ======================================================
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, fields
@@ -24,10 +49,8 @@ from typing import Any
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "floatX": ("float64", "float32", "float16"),
-    "mode": ("FAST_RUN", "FAST_COMPILE", "DebugMode", "NanGuardMode", "DEBUG_MODE"),
-    "linker": ("vm", "py", "vm_nogc"),
-    "optimizer": ("fast_run", "fast_compile", "merge", "None", "o1", "unsafe"),
     "on_rewrite_error": ("warn", "raise", "ignore"),
+    "on_unused_input": ("raise", "warn", "ignore"),
 }
 
 
@@ -37,12 +60,14 @@ class Options:
 
     #: dtype of ``matrix()``, ``vector()``... and of Python floats turned into constants.
     floatX: str = "float64"
-    #: default compilation mode of ``function()`` ("FAST_RUN", "FAST_COMPILE", "DebugMode", ...).
-    mode: str = "FAST_RUN"
+    #: default compilation mode of ``function()``: a name ("FAST_RUN", "FAST_COMPILE",
+    #: "DebugMode", "NanGuardMode", or one added with ``register_mode``) or a ``Mode``.
+    mode: Any = "FAST_RUN"
     #: default linker for modes that do not name one ("vm": the Python VM, freeing
-    #: intermediates early; "vm_nogc": keeps them between calls; "py": no VM loop tricks).
+    #: intermediates early; "vm_nogc": keeps them between calls; "py": same as "vm_nogc").
     linker: str = "vm"
-    #: default rewrite pipeline for modes that do not name one.
+    #: default rewrite pipeline for modes that do not name one ("fast_run", "fast_compile",
+    #: "merge", "None").
     optimizer: str = "fast_run"
     #: what a rewrite that raises does: "warn" (and skip it), "raise", or "ignore".
     on_rewrite_error: str = "warn"
@@ -55,17 +80,25 @@ class Options:
     #: constant folding skips results with more elements than this when their inputs are
     #: much smaller (folding ``zeros((10**4, 10**4))`` would bloat the graph).
     max_constant_fold_size: int = 10_000
-    #: whether compiled graphs may be cached between calls to ``function``.
+    #: reserved for a cache of compiled graphs; no such cache exists yet, so it has no effect.
     compile_cache: bool = True
+    #: profile every compiled function, as if ``function(..., profile=True)`` were passed.
+    profile: bool = False
+    #: what ``function()`` does with an input the outputs do not depend on, when its
+    #: ``on_unused_input`` argument is None: "raise", "warn" or "ignore".
+    on_unused_input: str = "raise"
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
             value = getattr(self, name)
             if value not in choices:
                 raise ValueError(f"config.{name} must be one of {choices}, got {value!r}")
+        for name in ("linker", "optimizer"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"config.{name} must be a string, got {getattr(self, name)!r}")
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Options:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Options:
         """Options with the overrides of ``ARIGNOTE_FLAGS`` applied."""
         environ = os.environ if environ is None else environ
         text = environ.get("ARIGNOTE_FLAGS", "").strip()
@@ -86,6 +119,7 @@ _FIELD_TYPES = {f.name: f.type for f in fields(Options)}
 
 
 def _parse(name: str, value: Any) -> Any:
+    """``value`` for option ``name``, converting text ("true", "3") to the option's type."""
     if name not in _FIELD_TYPES:
         raise AttributeError(f"Unknown config option {name!r}; known: {sorted(_FIELD_TYPES)}")
     kind = _FIELD_TYPES[name]
@@ -102,18 +136,52 @@ def _parse(name: str, value: Any) -> Any:
     return value
 
 
-_current: ContextVar[Options | None] = ContextVar("arignote_options", default=None)
-_from_env: list[Options] = []  # filled once, on first read
+class _Defaults:
+    """The process-wide defaults: from the environment on first use, then from assignments.
+
+    ``version`` grows with every change, so that context-local blocks resolved against older
+    defaults know to resolve again.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.options: Options | None = None
+        self.version = 0
+
+    def get(self) -> Options:
+        current = self.options
+        if current is None:
+            with self.lock:
+                if self.options is None:
+                    self.options = Options.from_env()
+                current = self.options
+        return current
+
+    def change(self, changes: dict[str, Any]) -> None:
+        with self.lock:
+            base = self.options if self.options is not None else Options.from_env()
+            self.options = dataclasses.replace(base, **changes)
+            self.version += 1
+
+
+_defaults = _Defaults()
+# The changes made by the enclosing ``change_flags`` blocks of this context, with the options
+# they resolved to and the version of the defaults they were resolved against.
+_local: ContextVar[tuple[dict[str, Any], Options, int] | None] = ContextVar(
+    "arignote_options", default=None
+)
 
 
 def options() -> Options:
     """The options in force in the current context."""
-    current = _current.get()
-    if current is None:
-        if not _from_env:
-            _from_env.append(Options.from_env())
-        current = _from_env[0]
-    return current
+    local = _local.get()
+    base = _defaults.get()
+    if local is None:
+        return base
+    changes, resolved, version = local
+    if version == _defaults.version:
+        return resolved
+    return dataclasses.replace(base, **changes)  # the defaults changed inside the block
 
 
 class Config:
@@ -130,17 +198,21 @@ class Config:
             ) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
-        _current.set(dataclasses.replace(options(), **{name: _parse(name, value)}))
+        """Change the process-wide default of option ``name`` (all threads see it)."""
+        _defaults.change({name: _parse(name, value)})
 
     @contextmanager
     def change_flags(self, **changes: Any) -> Iterator[Options]:
-        """Change options for the duration of a ``with`` block (context-local)."""
+        """Change options for the duration of a ``with`` block, in this thread or task only."""
         parsed = {name: _parse(name, value) for name, value in changes.items()}
-        token = _current.set(dataclasses.replace(options(), **parsed))
+        outer = _local.get()
+        merged = {**(outer[0] if outer is not None else {}), **parsed}
+        resolved = dataclasses.replace(_defaults.get(), **merged)
+        token = _local.set((merged, resolved, _defaults.version))
         try:
-            yield options()
+            yield resolved
         finally:
-            _current.reset(token)
+            _local.reset(token)
 
     def __dir__(self) -> list[str]:
         return sorted(_FIELD_TYPES) + ["change_flags"]

@@ -1,10 +1,23 @@
 """Symbolic differentiation: the public home of ``grad``, ``Lop``, ``Rop`` and friends.
 
-The machinery lives in :mod:`arignote.autodiff`; the types an op's ``grad`` returns in
-:mod:`arignote.graph.grad_types`; ``verify_grad`` in :mod:`arignote.testing`.
+The reverse and forward passes live in :mod:`arignote.autodiff`; the types an op's ``grad``
+returns in :mod:`arignote.graph.grad_types`; the gradient-changing identity ops in
+:mod:`arignote.tensor.gradient_ops`; ``verify_grad`` in :mod:`arignote.testing`. This module adds
+``jacobian`` and ``hessian``, which loop over rows with :class:`arignote.scan.IndexMap`.
 """
 
-from arignote.autodiff import GradientNotDefinedError, Lop, Rop, grad
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+import arignote.tensor as _tensor
+from arignote.autodiff import GradientNotDefinedError, Lop, Rop, grad, subgraph_grad
+from arignote.autodiff.grad import DISCONNECTED_INPUTS, as_list, check_choice, restructure
+from arignote.autodiff.node_grads import grad_dtype_of
+from arignote.graph.basic import Variable
 from arignote.graph.grad_types import (
     DisconnectedInputError,
     DisconnectedType,
@@ -15,21 +28,180 @@ from arignote.graph.grad_types import (
     grad_undefined,
 )
 from arignote.graph.null_type import NullType
+from arignote.scan.index_map import index_map
+from arignote.tensor.basic import as_tensor_variable, constant
+from arignote.tensor.gradient_ops import (
+    ConsiderConstant,
+    DisconnectedGrad,
+    GradClip,
+    GradScale,
+    UndefinedGrad,
+    ZeroGrad,
+    consider_constant,
+    disconnected_grad,
+    grad_clip,
+    grad_scale,
+    undefined_grad,
+    zero_grad,
+)
+from arignote.tensor.join import stack
+from arignote.tensor.reshape import flatten, reshape
+from arignote.tensor.shape import shape_i, shape_tuple
 from arignote.testing.gradcheck import numeric_grad, verify_grad
 
+
+def _jacobian_rows_by_map(flat: Variable, wrt: list, grad_kwargs: dict) -> list:
+    """The Jacobian of the vector ``flat``, one row per index of a run-time loop: row ``i``
+    is the gradient of ``flat[i]``."""
+
+    def row(i: Variable, flat_: Variable, *wrt_: Variable) -> list:
+        return grad(flat_[i], list(wrt_), **grad_kwargs)
+
+    return index_map(row, shape_i(flat, 0), non_sequences=[flat, *wrt])
+
+
+def _jacobian_rows_unrolled(flat: Variable, wrt: list, grad_kwargs: dict) -> list:
+    """The Jacobian of the vector ``flat`` of static length, all rows in one graph: row ``i``
+    is the vector-Jacobian product with the unit cotangent ``e_i`` (a constant)."""
+    n = flat.type.shape[0]
+    eye = np.eye(n, dtype=grad_dtype_of(flat))
+    rows = [Lop(flat, wrt, constant(eye[i]), **grad_kwargs) for i in range(n)]
+    return [stack([r[k] for r in rows]) for k in range(len(wrt))]
+
+
+def jacobian(
+    expression: Any,
+    wrt: Variable | Sequence[Variable],
+    consider_constant: Sequence[Variable] | None = None,
+    disconnected_inputs: str = "raise",
+    vectorize: bool = False,
+) -> Any:
+    """The Jacobian of ``expression`` with respect to ``wrt``.
+
+    Parameters
+    ----------
+    expression
+        A tensor of any number of dimensions, whose length may be known only at run time.
+    wrt
+        A variable or a list/tuple of variables; the result has the same structure.
+    consider_constant
+        Variables not to differentiate through (see :func:`grad`).
+    disconnected_inputs
+        "raise", "warn" or "ignore", for a ``wrt`` entry the expression does not depend on
+        (its Jacobian is then zeros).
+    vectorize
+        How the rows are computed; both ways give the same values. With False, a run-time
+        loop (:class:`arignote.scan.IndexMap`) evaluates row ``i`` as the gradient of element
+        ``i`` of the flattened expression. With True and a flattened length ``n`` known when
+        the graph is built, the ``n`` rows are built into one graph as the vector-Jacobian
+        products (``Lop``) with the unit cotangents ``e_i`` and stacked: no loop at run time,
+        the forward values are computed once, and the graph is about ``n`` times the size of
+        one gradient. (There is no batching of graphs yet, so a length known only at run time
+        falls back to the loop.)
+
+    Returns
+    -------
+    For each ``wrt`` entry ``w``, a tensor of shape ``expression.shape + w.shape`` holding
+    ``d expression[idx] / d w[jdx]`` at ``[idx + jdx]``.
+    """
+    check_choice("disconnected_inputs", disconnected_inputs, DISCONNECTED_INPUTS)
+    expression = as_tensor_variable(expression)
+    wrt_list, structure = as_list(wrt)
+    grad_kwargs = {
+        "consider_constant": consider_constant,
+        "disconnected_inputs": disconnected_inputs,
+    }
+    if expression.type.ndim == 0:
+        return restructure(list(grad(expression, wrt_list, **grad_kwargs)), structure)
+    flat = flatten(expression, 1)
+    if vectorize and flat.type.shape[0] is not None:
+        rows = _jacobian_rows_unrolled(flat, wrt_list, grad_kwargs)
+    else:
+        rows = _jacobian_rows_by_map(flat, wrt_list, grad_kwargs)
+    if expression.type.ndim == 1:  # the rows already have the shape of the result
+        return restructure(list(rows), structure)
+    out_shape = list(shape_tuple(expression))
+    results = [
+        reshape(r, out_shape + list(shape_tuple(w)), ndim=expression.type.ndim + w.type.ndim)
+        for r, w in zip(rows, wrt_list)
+    ]
+    return restructure(results, structure)
+
+
+def hessian(
+    cost: Any,
+    wrt: Variable | Sequence[Variable],
+    consider_constant: Sequence[Variable] | None = None,
+    disconnected_inputs: str = "raise",
+    vectorize: bool = False,
+) -> Any:
+    """The Hessian of the scalar ``cost`` with respect to each ``wrt`` entry.
+
+    For ``w`` of any shape the result has shape ``w.shape + w.shape``: the Jacobian of
+    ``grad(cost, w)`` with respect to ``w`` (see :func:`jacobian` for ``vectorize``). A ``w``
+    the cost does not depend on is handled per ``disconnected_inputs`` (zeros unless "raise");
+    a gradient that does not depend on ``w`` (a cost linear in ``w``) gives zeros. The result
+    follows the structure of ``wrt``.
+    """
+    cost = as_tensor_variable(cost)
+    if cost.type.ndim != 0:
+        raise TypeError(f"hessian expects a scalar cost, got {cost} of type {cost.type}")
+    wrt_list, structure = as_list(wrt)
+    results = []
+    for w in wrt_list:
+        g = grad(
+            cost, w, consider_constant=consider_constant, disconnected_inputs=disconnected_inputs
+        )
+        results.append(
+            jacobian(
+                g,
+                w,
+                consider_constant=consider_constant,
+                disconnected_inputs="ignore",
+                vectorize=vectorize,
+            )
+        )
+    return restructure(results, structure)
+
+
+# ``import arignote.tensor as pt; pt.grad(...)`` works as in PyTensor: the tensor package sits
+# below this module and cannot import it, so the names are registered on it from here.
+for _name, _value in (
+    ("grad", grad),
+    ("jacobian", jacobian),
+    ("hessian", hessian),
+    ("consider_constant", consider_constant),
+):
+    setattr(_tensor, _name, _value)
+
 __all__ = [
+    "ConsiderConstant",
+    "DisconnectedGrad",
     "DisconnectedInputError",
     "DisconnectedType",
+    "GradClip",
+    "GradScale",
     "GradientError",
     "GradientNotDefinedError",
     "Lop",
     "NullType",
     "NullTypeGradError",
     "Rop",
+    "UndefinedGrad",
+    "ZeroGrad",
+    "consider_constant",
+    "disconnected_grad",
     "disconnected_type",
     "grad",
+    "grad_clip",
     "grad_not_implemented",
+    "grad_scale",
     "grad_undefined",
+    "hessian",
+    "jacobian",
     "numeric_grad",
+    "subgraph_grad",
+    "undefined_grad",
     "verify_grad",
+    "zero_grad",
 ]

@@ -1,18 +1,29 @@
 """Reverse mode: ``grad`` and ``Lop``.
 
-The pass is autograd's: a topological order of the nodes between the variables of interest and
-the cost, a dict of cotangent terms per variable, and one accumulation helper. Each node
-contributes through its op's ``L_op(inputs, outputs, output_grads)``. The special cases of the
-Op contract (disconnected outputs, undefined gradients, integer inputs) are named helpers below.
+The pass is autograd's: a topological order of the nodes between the graph inputs (or the
+``consider_constant`` cut) and the cost, a table of cotangent terms per variable summed on first
+read, and one visit per node through its op's ``L_op(inputs, outputs, output_grads)``. The
+special cases of the Op contract (disconnected outputs, undefined gradients, integer-valued
+outputs) are the named helpers of :mod:`arignote.autodiff.node_grads`.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from arignote.config import config
+import numpy as np
+
+from arignote.autodiff.connection import checked_connection_pattern, connected_descendants
+from arignote.autodiff.node_grads import (
+    GradientNotDefinedError,
+    accumulate,
+    cast_to,
+    float_zeros_like,
+    grad_dtype_of,
+    node_input_grads,
+)
 from arignote.graph.basic import Apply, Variable
 from arignote.graph.grad_types import (
     DisconnectedInputError,
@@ -21,202 +32,193 @@ from arignote.graph.grad_types import (
     is_disconnected,
     is_null,
 )
-from arignote.graph.op import get_connection_pattern
 from arignote.graph.traversal import io_toposort
-from arignote.graph.utils import MethodNotDefined
-from arignote.scalar.basic import continuous_dtypes, discrete_dtypes
-from arignote.tensor.basic import as_tensor_variable
-from arignote.tensor.math import add, cast
+from arignote.scalar.basic import continuous_dtypes
+from arignote.tensor.basic import as_tensor_variable, constant
+from arignote.tensor.type import TensorType
+
+__all__ = ["GradientNotDefinedError", "Lop", "grad"]
+
+DISCONNECTED_INPUTS = ("raise", "warn", "ignore")
+RETURN_DISCONNECTED = ("zero", "none", "disconnected")
+NULL_GRADIENTS = ("raise", "return")
 
 
-class GradientNotDefinedError(TypeError):
-    """An op on the path to the cost does not define its gradient."""
+# -- argument handling ----------------------------------------------------------------------
 
 
-def _as_list(x: Any) -> tuple[list, bool]:
-    if isinstance(x, (list, tuple)):
-        return list(x), True
-    return [x], False
+def as_list(x: Any) -> tuple[list, str]:
+    """``x`` as a list, and how to give results back: "list", "tuple" or "single"."""
+    if isinstance(x, list):
+        return list(x), "list"
+    if isinstance(x, tuple):
+        return list(x), "tuple"
+    return [x], "single"
 
 
-def _check_variables(values: Sequence[Any], what: str) -> None:
+def restructure(values: list, structure: str) -> Any:
+    """The inverse of :func:`as_list`."""
+    if structure == "list":
+        return values
+    if structure == "tuple":
+        return tuple(values)
+    return values[0]
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    if not isinstance(value, str) or value.lower() not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value.lower()
+
+
+def check_variables(values: Iterable[Any], what: str) -> None:
     for v in values:
         if not isinstance(v, Variable):
             raise TypeError(f"{what} must contain Variables, got {type(v).__name__} ({v!r})")
 
 
-def _grad_dtype(var: Variable) -> str:
-    dtype = getattr(var.type, "dtype", None)
-    return dtype if dtype in continuous_dtypes else config.floatX
-
-
-def _cost_seed(cost: Variable) -> Variable:
-    """d cost / d cost = 1 (in a float dtype, even for an integer-valued cost)."""
-    return cost.ones_like(dtype=_grad_dtype(cost))
-
-
-def _connected_variables(
-    order: list[Apply], wrt: list[Variable], blocked: set[Variable]
-) -> set[Variable]:
-    """Variables whose value depends on some ``wrt`` (through connected op inputs)."""
-    connected = {w for w in wrt if w not in blocked}
-    for node in order:
-        pattern = get_connection_pattern(node)
-        for inp, row in zip(node.inputs, pattern):
-            if inp not in connected:
-                continue
-            for out, linked in zip(node.outputs, row):
-                if linked and out not in blocked:
-                    connected.add(out)
-    return connected
-
-
-def accumulate(terms: list[Variable]) -> Variable:
-    """Sum of cotangent contributions; undefined (NullType) if any contribution is."""
-    for term in terms:
-        if is_null(term):
-            return term
-    if len(terms) == 1:
-        return terms[0]
-    return add(*terms)
-
-
-def _output_grads(node: Apply, cotangents: dict) -> list[Variable]:
-    """Each output's accumulated cotangent, cast to its float dtype, or a disconnected marker."""
-    grads = []
-    for out in node.outputs:
-        terms = cotangents.get(out)
-        if not terms:
-            grads.append(disconnected())
-            continue
-        total = accumulate(terms)
-        cotangents[out] = [total]
-        out_dtype = getattr(out.type, "dtype", None)
-        if not is_null(total) and out_dtype in continuous_dtypes and total.type.dtype != out_dtype:
-            total = cast(total, out_dtype)
-        grads.append(total)
-    return grads
-
-
-def _call_l_op(node: Apply, output_grads: list[Variable]) -> list:
-    try:
-        input_grads = node.op.L_op(node.inputs, node.outputs, output_grads)
-    except MethodNotDefined as err:
-        raise GradientNotDefinedError(
-            f"The op {node.op} (in {node}) does not define grad/L_op, so the gradient through it "
-            f"cannot be computed: {err}"
-        ) from err
-    if input_grads is None or len(input_grads) != len(node.inputs):
-        count = "None" if input_grads is None else len(input_grads)
-        raise ValueError(
-            f"{node.op}.grad returned {count} gradient terms for {len(node.inputs)} inputs"
-        )
-    return list(input_grads)
-
-
-def _check_term(node: Apply, position: int, term: Any) -> Variable:
-    if term is None:
+def _consider_constant_set(consider_constant: Any) -> set[Variable]:
+    if consider_constant is None:
+        return set()
+    if isinstance(consider_constant, Variable) or not isinstance(consider_constant, Iterable):
         raise TypeError(
-            f"{node.op}.grad returned None for input {position}; return a DisconnectedType or "
-            "NullType variable (grad_undefined / grad_not_implemented) instead"
+            f"consider_constant must be a list of variables, got {type(consider_constant).__name__}"
         )
-    if not isinstance(term, Variable):
-        term = as_tensor_variable(term)
-    if is_null(term) or is_disconnected(term):
-        return term
-    dtype = getattr(term.type, "dtype", None)
-    if dtype in discrete_dtypes:
+    values = list(consider_constant)
+    check_variables(values, "consider_constant")
+    return set(values)
+
+
+def _as_cotangent(var: Variable, g: Any, what: str) -> Variable:
+    """A user-given cotangent for ``var``, checked: a float tensor of ``var``'s ndim."""
+    g = g if isinstance(g, Variable) else as_tensor_variable(g)
+    if is_null(g) or is_disconnected(g):
+        return g
+    dtype = getattr(g.type, "dtype", None)
+    if dtype not in continuous_dtypes:
         raise TypeError(
-            f"{node.op}.grad illegally returned an integer-valued variable for input {position} "
-            f"(dtype {dtype}): gradients are real-valued"
+            f"{what} for {var} has type {g.type}: gradients must be floating-point (or NullType "
+            "/ DisconnectedType), never integer-valued"
         )
-    return term
+    var_ndim, g_ndim = getattr(var.type, "ndim", None), getattr(g.type, "ndim", None)
+    if var_ndim is not None and g_ndim is not None and var_ndim != g_ndim:
+        raise ValueError(f"{what} for {var} ({var.type}) has {g_ndim} dimensions ({g.type})")
+    return g
 
 
-def _check_connection(node: Apply, position: int, term: Variable, expected: bool) -> None:
-    if not is_disconnected(term) or not expected:
-        return
-    if hasattr(node.op, "connection_pattern"):
-        raise TypeError(
-            f"{node.op}.grad returned DisconnectedType for input {position}, which its "
-            "connection_pattern declares connected"
-        )
-    warnings.warn(
-        f"{node.op}.grad returned DisconnectedType for input {position}; the op may want a "
-        "connection_pattern method",
-        stacklevel=4,
-    )
+def _one_like(cost: Variable) -> Variable:
+    """d cost / d cost = 1, as a constant (a ``fill`` of the cost would make the gradient
+    graph depend on everything the cost depends on)."""
+    if isinstance(cost.type, TensorType):
+        return constant(np.ones((), dtype=grad_dtype_of(cost)))
+    return cost.ones_like(dtype=grad_dtype_of(cost))
 
 
-def _backward(order: list[Apply], cotangents: dict, connected: set[Variable]) -> None:
-    """Propagate cotangents from outputs to inputs through ``order`` reversed."""
+def _initial_cotangents(cost: Variable | None, known_grads: dict | None) -> dict:
+    """The cotangents fixed before the pass: d cost/d cost = 1, and ``known_grads``."""
+    known: dict[Variable, Variable] = {}
+    if cost is not None:
+        if not isinstance(cost, Variable):
+            raise TypeError(f"cost must be a Variable, got {type(cost).__name__} ({cost!r})")
+        if is_null(cost):
+            raise ValueError(f"Cannot differentiate an undefined cost: {cost.type.why_null}")
+        if getattr(cost.type, "ndim", 0) != 0:
+            raise TypeError(f"cost must be a scalar (0-d), got {cost} of type {cost.type}")
+        known[cost] = _one_like(cost)
+    elif not known_grads:
+        raise ValueError("grad needs a cost, or known_grads (or both)")
+    for var, g in (known_grads or {}).items():
+        check_variables([var], "known_grads keys")
+        known[var] = _as_cotangent(var, g, "known_grads entry")
+    return known
+
+
+# -- the pass -------------------------------------------------------------------------------
+
+
+class Cotangents:
+    """Cotangent terms per variable; the terms of a variable are summed when first read.
+
+    A variable read before it has any term has no gradient (it is disconnected from the cost).
+    Known cotangents (the cost's seed, ``known_grads``) replace whatever terms arrive.
+    """
+
+    def __init__(self, known: dict[Variable, Variable]) -> None:
+        self.known = known
+        self.terms: dict[Variable, list[Variable]] = {}
+        self.totals: dict[Variable, Variable | None] = {}
+
+    def add(self, var: Variable, term: Variable) -> None:
+        if var in self.totals:
+            raise AssertionError(f"gradient term for {var} arrived after its total was read")
+        self.terms.setdefault(var, []).append(term)
+
+    def total(self, var: Variable) -> Variable | None:
+        if var in self.known:
+            g = self.known[var]
+            return None if is_disconnected(g) else g
+        if var not in self.totals:
+            terms = self.terms.pop(var, None)
+            self.totals[var] = accumulate(terms) if terms else None
+        return self.totals[var]
+
+
+def backward(order: list[Apply], cotangents: Cotangents, connected: set[Variable]) -> None:
+    """Propagate cotangents from the outputs of ``order`` to its inputs, last node first.
+
+    Only inputs in ``connected`` (those depending on some variable of interest) receive terms;
+    a node none of whose inputs is wanted is not differentiated at all.
+    """
     for node in reversed(order):
-        if not any(cotangents.get(out) for out in node.outputs):
+        out_grads = [cotangents.total(out) for out in node.outputs]
+        if all(g is None for g in out_grads):
             continue
-        pattern = get_connection_pattern(node)
-        outputs_used = [bool(cotangents.get(out)) for out in node.outputs]
-        wanted = [
-            inp in connected and any(p and u for p, u in zip(row, outputs_used))
-            for inp, row in zip(node.inputs, pattern)
-        ]
+        pattern = checked_connection_pattern(node)
+        live = [g is not None for g in out_grads]
+        reaches_cost = [any(p and alive for p, alive in zip(row, live)) for row in pattern]
+        wanted = [r and inp in connected for inp, r in zip(node.inputs, reaches_cost)]
         if not any(wanted):
             continue
-        input_grads = _call_l_op(node, _output_grads(node, cotangents))
-        for position, (inp, term, want) in enumerate(zip(node.inputs, input_grads, wanted)):
-            term = _check_term(node, position, term)
-            _check_connection(node, position, term, want)
+        terms = node_input_grads(node, out_grads, pattern)
+        for inp, term, want in zip(node.inputs, terms, wanted):
             if want and not is_disconnected(term):
-                cotangents.setdefault(inp, []).append(term)
-
-
-def _finish(
-    var: Variable,
-    terms: list | None,
-    disconnected_inputs: str,
-    return_disconnected: str,
-    null_gradients: str,
-) -> Variable | None:
-    if not terms:
-        return _disconnected_result(var, disconnected_inputs, return_disconnected)
-    total = accumulate(terms)
-    if is_null(total):
-        if null_gradients == "raise":
-            raise NullTypeGradError(
-                f"The gradient with respect to {var} is undefined or not implemented: "
-                f"{total.type.why_null}"
-            )
-        return total
-    dtype = getattr(var.type, "dtype", None)
-    if dtype in continuous_dtypes and total.type.dtype != dtype:
-        total = cast(total, dtype)
-    return total
+                cotangents.add(inp, term)
 
 
 def _disconnected_result(
     var: Variable, disconnected_inputs: str, return_disconnected: str
 ) -> Variable | None:
     message = (
-        f"The cost does not depend on {var}: it is not part of the graph of the cost, or it is "
-        "used only through non-differentiable operations (pass disconnected_inputs='ignore' or "
-        "'warn' to accept this)"
+        f"grad was asked for the gradient with respect to {var}, which is not part of the "
+        "computational graph of the cost, or is used only through non-differentiable "
+        "operations (pass disconnected_inputs='ignore' or 'warn' to accept this)"
     )
     if disconnected_inputs == "raise":
         raise DisconnectedInputError(message)
     if disconnected_inputs == "warn":
-        warnings.warn(message, stacklevel=3)
-    elif disconnected_inputs != "ignore":
-        raise ValueError(
-            f"disconnected_inputs must be 'raise', 'warn' or 'ignore', got {disconnected_inputs!r}"
-        )
+        warnings.warn(message, stacklevel=4)
     if return_disconnected == "zero":
-        return var.zeros_like(dtype=_grad_dtype(var)) if hasattr(var, "zeros_like") else None
+        return float_zeros_like(var)
     if return_disconnected == "none":
         return None
-    if return_disconnected == "disconnected":
-        return disconnected()
-    raise ValueError(
-        f"return_disconnected must be 'zero', 'none' or 'disconnected', got {return_disconnected!r}"
-    )
+    return disconnected()
+
+
+def _finish(var: Variable, total: Variable | None, options: tuple[str, str, str]):
+    disconnected_inputs, return_disconnected, null_gradients = options
+    if total is None:
+        return _disconnected_result(var, disconnected_inputs, return_disconnected)
+    if is_null(total):
+        if null_gradients == "raise":
+            raise NullTypeGradError(
+                f"grad encountered an undefined gradient with respect to {var}: "
+                f"{total.type.why_null}"
+            )
+        return total
+    dtype = getattr(var.type, "dtype", None)
+    if dtype in continuous_dtypes and total.type.dtype != dtype:
+        total = cast_to(total, dtype)
+    return total
 
 
 def grad(
@@ -228,51 +230,61 @@ def grad(
     known_grads: dict | None = None,
     return_disconnected: str = "zero",
     null_gradients: str = "raise",
-) -> Variable | list[Variable]:
+) -> Any:
     """Symbolic gradient of the scalar ``cost`` with respect to ``wrt``.
 
-    ``wrt`` is a variable or a list of variables anywhere in the graph (inputs or intermediate);
-    the result has the same structure. ``known_grads`` maps variables to gradients already known
-    (the cost may then be None). ``consider_constant`` variables are treated as constants.
-    ``disconnected_inputs`` ("raise", "warn", "ignore") decides what happens when the cost does
-    not depend on a ``wrt`` entry, whose gradient is then zeros, None or a DisconnectedType
-    variable per ``return_disconnected`` ("zero", "none", "disconnected"). An undefined or
-    unimplemented gradient on the way raises :class:`NullTypeGradError` unless
-    ``null_gradients="return"``.
+    Parameters
+    ----------
+    cost
+        A 0-d variable, or None when ``known_grads`` gives the starting gradients.
+    wrt
+        A variable or a list/tuple of variables anywhere in the graph (inputs or intermediate
+        results). The result has the same structure: a variable, a list or a tuple.
+    consider_constant
+        Variables treated as constants: gradients flow into them but not through them to
+        their ancestors.
+    disconnected_inputs
+        What to do when the cost does not depend on a ``wrt`` entry (it is not in the graph, or
+        only reaches the cost through non-differentiable paths): "raise"
+        (:class:`DisconnectedInputError`), "warn" or "ignore".
+    add_names
+        Name each gradient ``(dcost/dvar)`` when the cost and the variable have names.
+    known_grads
+        ``{variable: gradient}`` for gradients known beforehand; they replace whatever the
+        cost would contribute to those variables and are propagated backwards from there.
+    return_disconnected
+        The gradient returned for a disconnected ``wrt`` entry: "zero" (zeros like it, in a
+        float dtype), "none" (None) or "disconnected" (a DisconnectedType variable).
+    null_gradients
+        "raise" (:class:`NullTypeGradError`, whose message names the op, the input position
+        and the reason) when a requested gradient is undefined or not implemented; "return" to
+        get the NullType variable instead.
+
+    Returns
+    -------
+    The gradient(s), never integer-typed; a float ``wrt`` gets a gradient of its own dtype.
     """
-    wrt_list, as_list = _as_list(wrt)
-    _check_variables(wrt_list, "wrt")
-    cotangents: dict[Variable, list] = {}
-    outputs: list[Variable] = []
-    if cost is not None:
-        if not isinstance(cost, Variable):
-            raise TypeError(f"cost must be a Variable, got {type(cost).__name__}")
-        if getattr(cost.type, "ndim", 0) != 0:
-            raise TypeError(f"cost must be a scalar (0-d), got {cost.type}")
-        cotangents[cost] = [_cost_seed(cost)]
-        outputs.append(cost)
-    elif not known_grads:
-        raise ValueError("grad needs a cost, or known_grads")
-    for var, g in (known_grads or {}).items():
-        _check_variables([var], "known_grads keys")
-        g = g if isinstance(g, Variable) else as_tensor_variable(g)
-        cotangents.setdefault(var, []).append(g)
-        outputs.append(var)
+    options = (
+        check_choice("disconnected_inputs", disconnected_inputs, DISCONNECTED_INPUTS),
+        check_choice("return_disconnected", return_disconnected, RETURN_DISCONNECTED),
+        check_choice("null_gradients", null_gradients, NULL_GRADIENTS),
+    )
+    wrt_list, structure = as_list(wrt)
+    check_variables(wrt_list, "wrt")
+    blocked = _consider_constant_set(consider_constant)
+    known = _initial_cotangents(cost, known_grads)
 
-    blocked = set(consider_constant or ())
-    order = io_toposort(wrt_list + list(blocked), outputs)
-    connected = _connected_variables(order, wrt_list, blocked)
-    _backward(order, cotangents, connected)
+    order = io_toposort(blocked, list(known))
+    cotangents = Cotangents(known)
+    backward(order, cotangents, connected_descendants(order, wrt_list))
 
-    results = []
-    for var in wrt_list:
-        result = _finish(
-            var, cotangents.get(var), disconnected_inputs, return_disconnected, null_gradients
-        )
-        if add_names and result is not None and cost is not None and cost.name and var.name:
-            result.name = f"(d{cost.name}/d{var.name})"
-        results.append(result)
-    return results if as_list else results[0]
+    results = [_finish(var, cotangents.total(var), options) for var in wrt_list]
+    if add_names and cost is not None and cost.name:
+        given = set(known.values())
+        for var, result in zip(wrt_list, results):
+            if var.name and result is not None and result.owner is not None and result not in given:
+                result.name = f"(d{cost.name}/d{var.name})"
+    return restructure(results, structure)
 
 
 def Lop(
@@ -281,24 +293,22 @@ def Lop(
     eval_points: Variable | Sequence[Variable],
     consider_constant: Sequence[Variable] | None = None,
     disconnected_inputs: str = "raise",
-) -> Variable | list[Variable]:
-    """Vector-Jacobian product ``eval_points^T . d f / d wrt`` (reverse mode).
+) -> Any:
+    """The L-operator: the vector-Jacobian product ``eval_points^T . d f / d wrt``.
 
-    ``f`` and ``eval_points`` are a variable or lists of the same length; the result follows the
-    structure of ``wrt``.
+    ``f`` and ``eval_points`` are a variable or lists of the same length (one cotangent per
+    output, shaped like it); the result follows the structure of ``wrt``. It is
+    ``grad(None, wrt, known_grads=dict(zip(f, eval_points)))``.
     """
-    f_list, _ = _as_list(f)
-    points, _ = _as_list(eval_points)
+    f_list, _ = as_list(f)
+    points, _ = as_list(eval_points)
     if len(f_list) != len(points):
         raise ValueError(f"Lop: {len(f_list)} outputs but {len(points)} eval points")
-    known = {}
+    known: dict[Variable, Variable] = {}
     for out, point in zip(f_list, points):
-        point = point if isinstance(point, Variable) else as_tensor_variable(point)
-        if getattr(point.type, "ndim", None) != getattr(out.type, "ndim", None):
-            raise ValueError(
-                f"Lop: eval point {point} has type {point.type}, expected like {out.type}"
-            )
-        known[out] = point
+        out = out if isinstance(out, Variable) else as_tensor_variable(out)
+        point = _as_cotangent(out, point, "Lop eval point")
+        known[out] = known[out] + point if out in known else point
     return grad(
         None,
         wrt,

@@ -2,50 +2,182 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from arignote.autodiff.grad import _as_list, _check_variables, _grad_dtype, grad
+from arignote.autodiff.grad import (
+    DISCONNECTED_INPUTS,
+    RETURN_DISCONNECTED,
+    Lop,
+    as_list,
+    check_choice,
+    check_variables,
+    grad,
+    restructure,
+)
+from arignote.autodiff.node_grads import (
+    GradientNotDefinedError,
+    cast_to,
+    float_zeros_like,
+    grad_dtype_of,
+    is_discrete,
+)
 from arignote.graph.basic import Apply, Variable
-from arignote.graph.grad_types import is_disconnected, is_null
+from arignote.graph.grad_types import (
+    DisconnectedInputError,
+    NullTypeGradError,
+    disconnected,
+    is_disconnected,
+    is_null,
+)
 from arignote.graph.traversal import io_toposort
-from arignote.graph.utils import MethodNotDefined
+from arignote.scalar.basic import continuous_dtypes
 from arignote.tensor.basic import as_tensor_variable
 
 
-def _rop_through_lop(node: Apply, eval_points: list) -> list:
-    """``J v`` for ``node`` from its ``L_op`` alone (the "double L-op" trick).
+def _inner_product(terms: list[tuple[Variable, Variable]]) -> Variable | None:
+    """``sum_k <a_k, b_k>`` over (a, b) pairs of equally shaped tensors."""
+    total = None
+    for a, b in terms:
+        term = (a * b).sum()
+        total = term if total is None else total + term
+    return total
 
-    With ``u`` standing for an output cotangent, ``L_op`` gives ``J^T u``, linear in ``u``;
-    the gradient of ``<J^T u, v>`` with respect to ``u`` is ``J v``, whatever the value of ``u``
-    (zeros are used).
+
+def rop_through_lop(node: Apply, eval_points: list) -> list:
+    """``J v`` for ``node`` from its ``L_op`` alone: the "double L-op" trick.
+
+    ``L_op`` gives ``u -> J^T u``, which is linear in the cotangent ``u``. The gradient of
+    ``<J^T u, v>`` with respect to ``u`` is therefore ``J v``, whatever ``u`` is; zeros shaped
+    like the outputs are used. The result is None for an output whose JVP is identically zero.
     """
-    seeds = [out.zeros_like(dtype=_grad_dtype(out)) for out in node.outputs]
-    vjps = node.op.L_op(node.inputs, node.outputs, seeds)
-    inner = None
-    for vjp, point in zip(vjps, eval_points):
-        if point is None or is_disconnected(vjp) or is_null(vjp):
-            continue
-        term = (vjp * point).sum()
-        inner = term if inner is None else inner + term
+    with_tangent = [(i, v) for i, v in zip(node.inputs, eval_points) if v is not None]
+    targets = list(dict.fromkeys(i for i, _ in with_tangent))
+    seeds = [float_zeros_like(out) for out in node.outputs]
+    if any(s is None for s in seeds):
+        raise TypeError(f"Rop through {node.op}: its outputs have no zeros to seed an L_op with")
+    try:
+        vjps = grad(
+            None,
+            targets,
+            known_grads=dict(zip(node.outputs, seeds)),
+            consider_constant=node.inputs,
+            disconnected_inputs="ignore",
+            return_disconnected="none",
+            null_gradients="return",
+        )
+    except GradientNotDefinedError as err:
+        raise GradientNotDefinedError(
+            f"{node.op} defines neither R_op nor grad: Rop cannot go through it"
+        ) from err
+    by_input = dict(zip(targets, vjps))
+    undefined = next((g for g in vjps if g is not None and is_null(g)), None)
+    if undefined is not None:
+        return [undefined] * len(node.outputs)
+    pairs = [(by_input[i], v) for i, v in with_tangent if by_input[i] is not None]
+    inner = _inner_product(pairs)
     if inner is None:
         return [None] * len(node.outputs)
-    results = grad(inner, seeds, disconnected_inputs="ignore", return_disconnected="none")
-    return list(results)
+    blockers = list(node.inputs) + list(node.outputs)
+    return grad(
+        inner,
+        seeds,
+        consider_constant=blockers,
+        disconnected_inputs="ignore",
+        return_disconnected="none",
+    )
 
 
-def _node_rop(node: Apply, eval_points: list) -> list:
+def _call_r_op(node: Apply, eval_points: list) -> list:
     try:
         results = node.op.R_op(node.inputs, eval_points)
-    except MethodNotDefined:
-        results = _rop_through_lop(node, eval_points)
+    except NotImplementedError:  # includes MethodNotDefined: the op has no R_op
+        results = rop_through_lop(node, eval_points)
     if results is None:
         return [None] * len(node.outputs)
-    if len(results) != len(node.outputs):
+    if not isinstance(results, (list, tuple)) or len(results) != len(node.outputs):
         raise ValueError(
-            f"{node.op}.R_op returned {len(results)} results for {len(node.outputs)} outputs"
+            f"{node.op}.R_op must return one result per output ({len(node.outputs)}), "
+            f"got {results!r}"
         )
     return list(results)
+
+
+def _checked_tangent(node: Apply, index: int, tangent: Any) -> Variable | None:
+    """A result of ``R_op`` as the tangent of ``node.outputs[index]`` (None: no tangent)."""
+    if tangent is None or is_disconnected(tangent) or is_null(tangent):
+        return tangent if tangent is not None and is_null(tangent) else None
+    out = node.outputs[index]
+    if not isinstance(tangent, Variable):
+        tangent = as_tensor_variable(tangent)
+    if is_discrete(out):
+        return None  # an integer-valued output does not move under small perturbations
+    out_ndim = getattr(out.type, "ndim", None)
+    if out_ndim is not None and getattr(tangent.type, "ndim", out_ndim) != out_ndim:
+        raise ValueError(
+            f"{node.op}.R_op returned a tangent of type {tangent.type} for output {index} "
+            f"of type {out.type}"
+        )
+    dtype = getattr(out.type, "dtype", None)
+    if dtype in continuous_dtypes and tangent.type.dtype != dtype:
+        tangent = cast_to(tangent, dtype)
+    return tangent
+
+
+def _node_tangents(node: Apply, local: list) -> list:
+    undefined = next((t for t in local if t is not None and is_null(t)), None)
+    if undefined is not None:
+        return [undefined] * len(node.outputs)
+    results = _call_r_op(node, local)
+    return [_checked_tangent(node, k, t) for k, t in enumerate(results)]
+
+
+def _eval_point(var: Variable, point: Any) -> Variable:
+    point = point if isinstance(point, Variable) else as_tensor_variable(point)
+    var_ndim = getattr(var.type, "ndim", None)
+    if var_ndim is not None and getattr(point.type, "ndim", var_ndim) != var_ndim:
+        raise ValueError(
+            f"Rop: the eval point {point} ({point.type}) does not match {var} ({var.type})"
+        )
+    dtype = getattr(var.type, "dtype", None)
+    if dtype in continuous_dtypes and getattr(point.type, "dtype", dtype) != dtype:
+        point = cast_to(point, dtype)
+    return point
+
+
+def _result(out: Variable, tangent: Any, disconnected_outputs: str, return_disconnected: str):
+    if tangent is not None and is_null(tangent):
+        raise NullTypeGradError(
+            f"Rop: the derivative of {out} is undefined: {tangent.type.why_null}"
+        )
+    if tangent is not None:
+        return tangent
+    message = (
+        f"Rop was asked for the derivative of {out}, which does not depend on the wrt "
+        "variables or depends on them only through non-differentiable operations (pass "
+        "disconnected_outputs='ignore' or 'warn' to accept this)"
+    )
+    if disconnected_outputs == "raise":
+        raise DisconnectedInputError(message)
+    if disconnected_outputs == "warn":
+        warnings.warn(message, stacklevel=3)
+    if return_disconnected == "zero":
+        return out.zeros_like(dtype=grad_dtype_of(out))
+    if return_disconnected == "none":
+        return None
+    return disconnected()
+
+
+def _rop_by_double_lop(f_list: list, wrt_list: list, points: list) -> list:
+    """Whole-graph ``J v`` as the gradient of ``<Lop(f, wrt, u), v>`` with respect to ``u``."""
+    seeds = [float_zeros_like(out) for out in f_list]
+    vjps = Lop(f_list, wrt_list, seeds, disconnected_inputs="ignore")
+    inner = _inner_product(list(zip(vjps, points)))
+    if inner is None:
+        return [None] * len(f_list)
+    tangents = grad(inner, seeds, disconnected_inputs="ignore", return_disconnected="none")
+    return [None if is_discrete(out) else t for out, t in zip(f_list, tangents)]
 
 
 def Rop(
@@ -54,50 +186,56 @@ def Rop(
     eval_points: Variable | Sequence[Variable],
     disconnected_outputs: str = "raise",
     return_disconnected: str = "zero",
-) -> Variable | list[Variable]:
-    """Jacobian-vector product ``d f / d wrt . eval_points`` (forward mode).
+    use_op_rop_implementation: bool = True,
+) -> Any:
+    """The R-operator: the Jacobian-vector product ``d f / d wrt . eval_points`` (forward mode).
 
-    Each op on the way contributes through its ``R_op``; an op that does not define ``R_op``
-    is differentiated through its ``L_op`` instead (the double-L-op trick, see
-    :func:`_rop_through_lop`), so any differentiable graph works. An ``R_op`` returning None
-    for an output means no contribution. The result follows the structure of ``f``; an output
-    that does not depend on ``wrt`` gets zeros (``return_disconnected="zero"``) or None
-    (``"none"``), after ``disconnected_outputs`` ("raise", "warn", "ignore") was applied.
+    Parameters
+    ----------
+    f
+        The output(s) to differentiate; the result has the same structure (variable, list or
+        tuple), each entry shaped like the corresponding output.
+    wrt
+        The variable(s) the derivative is taken with respect to (treated as independent).
+    eval_points
+        One tangent per ``wrt`` entry, shaped like it: the ``v`` of ``J v``.
+    disconnected_outputs
+        When an output does not depend on ``wrt`` (or only through non-differentiable ops):
+        "raise" (:class:`DisconnectedInputError`), "warn" or "ignore".
+    return_disconnected
+        What such an output gets: "zero" (zeros like it), "none" or "disconnected".
+    use_op_rop_implementation
+        With True (the default) each op on the way contributes through its ``R_op``. An op
+        whose ``R_op`` returns None for an output contributes nothing (the output is
+        non-differentiable); an undefined (NullType) tangent raises
+        :class:`NullTypeGradError` when an output needs it. **An op that does not define
+        ``R_op`` is not an error**: its Jacobian-vector product is computed from its ``L_op``
+        by the double-L-op trick (the gradient of ``<L_op(u), v>`` with respect to the
+        cotangent ``u``, see :func:`rop_through_lop`), so every differentiable graph works.
+        With False the whole graph is differentiated by that trick at once.
     """
-    f_list, f_is_list = _as_list(f)
-    wrt_list, _ = _as_list(wrt)
-    points, _ = _as_list(eval_points)
-    _check_variables(f_list, "f")
-    _check_variables(wrt_list, "wrt")
+    options = (
+        check_choice("disconnected_outputs", disconnected_outputs, DISCONNECTED_INPUTS),
+        check_choice("return_disconnected", return_disconnected, RETURN_DISCONNECTED),
+    )
+    f_list, structure = as_list(f)
+    wrt_list, _ = as_list(wrt)
+    points, _ = as_list(eval_points)
+    f_list = [o if isinstance(o, Variable) else as_tensor_variable(o) for o in f_list]
+    check_variables(wrt_list, "wrt")
     if len(wrt_list) != len(points):
         raise ValueError(f"Rop: {len(wrt_list)} wrt variables but {len(points)} eval points")
-    tangents: dict[Variable, Any] = {}
-    for var, point in zip(wrt_list, points):
-        point = point if isinstance(point, Variable) else as_tensor_variable(point)
-        if getattr(point.type, "ndim", None) != getattr(var.type, "ndim", None):
-            raise ValueError(
-                f"Rop: eval point {point} has type {point.type}, expected like {var.type}"
-            )
-        tangents[var] = point
-    for node in io_toposort(wrt_list, f_list):
-        local = [tangents.get(i) for i in node.inputs]
-        if all(p is None for p in local):
-            continue
-        for out, value in zip(node.outputs, _node_rop(node, local)):
-            if value is not None and not is_disconnected(value):
-                tangents[out] = value
-    results = [
-        _result(out, tangents.get(out), disconnected_outputs, return_disconnected) for out in f_list
-    ]
-    return results if f_is_list else results[0]
-
-
-def _result(out: Variable, value: Any, disconnected_outputs: str, return_disconnected: str):
-    if value is not None:
-        return value
-    if disconnected_outputs == "raise":
-        raise ValueError(
-            f"Rop: {out} does not depend on the wrt variables (pass "
-            "disconnected_outputs='ignore' to accept this)"
-        )
-    return out.zeros_like(dtype=_grad_dtype(out)) if return_disconnected == "zero" else None
+    points = [_eval_point(var, p) for var, p in zip(wrt_list, points)]
+    if use_op_rop_implementation:
+        tangents: dict[Variable, Any] = dict(zip(wrt_list, points))
+        for node in io_toposort(wrt_list, f_list):
+            local = [tangents.get(i) for i in node.inputs]
+            if any(t is not None for t in local):
+                tangents.update(zip(node.outputs, _node_tangents(node, local)))
+        values = [tangents.get(out) for out in f_list]
+    else:
+        direct = dict(zip(wrt_list, points))
+        values = _rop_by_double_lop(f_list, wrt_list, points)
+        values = [direct.get(out, v) for out, v in zip(f_list, values)]
+    results = [_result(out, v, *options) for out, v in zip(f_list, values)]
+    return restructure(results, structure)

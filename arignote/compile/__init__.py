@@ -3,10 +3,23 @@
 from typing import Any
 
 from arignote.compile import io, mode, sharedvalue
-from arignote.compile.function import Function, FunctionMaker, UnusedInputError, function
+from arignote.compile.compiled import Function
+from arignote.compile.debugmode import (
+    BadDestroyMap,
+    BadInferShape,
+    BadOptimization,
+    BadThunkOutput,
+    BadViewMap,
+    DebugMode,
+    DebugModeError,
+    InvalidValueError,
+)
+from arignote.compile.function import FunctionMaker, UnusedInputError, function
 from arignote.compile.io import In, Out
 from arignote.compile.mode import FAST_COMPILE, FAST_RUN, Mode, get_mode, register_mode
+from arignote.compile.nanguardmode import NanGuardError, NanGuardMode
 from arignote.compile.ops import DeepCopyOp, ViewOp, as_op, deep_copy_op, view_op
+from arignote.compile.profiling import ProfileStats
 from arignote.compile.sharedvalue import SharedVariable, shared
 from arignote.graph import basic as _graph_basic
 from arignote.graph.basic import Constant as _Constant
@@ -48,12 +61,23 @@ _graph_basic.register_evaluator(_evaluate)
 __all__ = [
     "FAST_COMPILE",
     "FAST_RUN",
+    "BadDestroyMap",
+    "BadInferShape",
+    "BadOptimization",
+    "BadThunkOutput",
+    "BadViewMap",
+    "DebugMode",
+    "DebugModeError",
     "DeepCopyOp",
     "Function",
     "FunctionMaker",
     "In",
+    "InvalidValueError",
     "Mode",
+    "NanGuardError",
+    "NanGuardMode",
     "Out",
+    "ProfileStats",
     "SharedVariable",
     "UnusedInputError",
     "ViewOp",

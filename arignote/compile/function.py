@@ -1,28 +1,36 @@
 """``function()``: compile a graph into a Python callable.
 
-Compiling clones the user's graph into a FunctionGraph (so rewrites never touch the user's
-variables), rewrites it with the mode's pipeline, makes sure no output aliases an input or
-another output, and links it with the mode's linker.
+Compiling has two halves. :func:`function` collects what the function computes: it applies
+``givens``, finds the shared variables the graph uses (adding their ``default_update`` unless
+``no_default_updates``) and turns every input into an :class:`In`. :class:`FunctionMaker` then
+clones the graph into a FunctionGraph (so rewrites never touch the user's variables), protects
+the inputs that must not be overwritten, rewrites it with the mode's pipeline, makes sure no
+output aliases an input or another output, and links it with the mode's linker.
+:class:`~arignote.compile.compiled.Function` is the callable it creates.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from arignote.compile.aliasing import insert_deepcopy, protect_inputs, reuse_pattern
+from arignote.compile.compiled import Function, ProfiledFunction
 from arignote.compile.io import In, Out
 from arignote.compile.mode import Mode, get_mode
-from arignote.compile.ops import deep_copy_op
+from arignote.compile.pickling import flat_maker_state, restore_maker_state
 from arignote.compile.pipeline import gc_paused
+from arignote.compile.profiling import ProfileStats, as_profile
 from arignote.config import config
 from arignote.graph.basic import Constant, Variable, ancestors, clone_get_equiv
 from arignote.graph.destroyhandler import DestroyHandler
 from arignote.graph.features import InconsistencyError, ReplaceValidate
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.rewriting.trace import RewriteTrace
-from arignote.graph.shared import Container, SharedVariable
+from arignote.graph.shared import Container, SharedVariable, shared
 
 
 class UnusedInputError(ValueError):
@@ -32,30 +40,39 @@ class UnusedInputError(ValueError):
 # -- collecting the graph -------------------------------------------------------------------
 
 
-def _normalize_inputs(inputs: Sequence[Any]) -> list[In]:
+def _normalize_inputs(inputs: Any, allow_input_downcast: bool | None) -> list[In]:
     if not isinstance(inputs, (list, tuple)):
         raise TypeError(f"function inputs must be a list of variables, got {type(inputs).__name__}")
     normalized = []
     for position, inp in enumerate(inputs):
         if isinstance(inp, In):
-            normalized.append(inp)
-            continue
-        if isinstance(inp, Constant):
+            inp = copy.copy(inp)  # never change the caller's In objects
+        elif isinstance(inp, Constant):
             raise TypeError(
                 f"Input {position} ({inp}) is a Constant: constants cannot be function inputs, "
                 "they carry their own value"
             )
-        if not isinstance(inp, Variable):
+        elif isinstance(inp, Variable):
+            inp = In(inp)
+        else:
             raise TypeError(
                 f"Input {position} must be a Variable or In, got {type(inp).__name__} ({inp!r})"
             )
-        normalized.append(In(inp))
+        if isinstance(inp.variable, SharedVariable):
+            raise TypeError(
+                f"Input {position} ({inp.variable}) is a shared variable: shared variables are "
+                "implicit inputs and cannot be arguments. Use givens to substitute a variable "
+                "for it if it must be given at call time"
+            )
+        if inp.allow_downcast is None:
+            inp.allow_downcast = allow_input_downcast
+        normalized.append(inp)
     seen: dict = {}
     for position, inp in enumerate(normalized):
         if inp.variable in seen:
             raise ValueError(
                 f"Variable {inp.variable} is given twice as input (positions "
-                f"{seen[inp.variable]} and {position})"
+                f"{seen[inp.variable]} and {position}): the second value would be ignored"
             )
         seen[inp.variable] = position
     return normalized
@@ -75,7 +92,7 @@ def _normalize_outputs(outputs: Any) -> tuple[list[Out], str, list | None]:
 
 def _as_out(output: Any, where: str) -> Out:
     if isinstance(output, Out):
-        return output
+        return Out(output.variable, output.borrow)
     if isinstance(output, Variable):
         return Out(output)
     raise TypeError(
@@ -83,60 +100,146 @@ def _as_out(output: Any, where: str) -> Out:
     )
 
 
-def _normalize_updates(updates: Any) -> list[tuple[Variable, Variable]]:
-    if updates is None:
+def _pairs(mapping: Any, what: str) -> list[tuple[Any, Any]]:
+    if mapping is None:
         return []
-    pairs = list(updates.items()) if isinstance(updates, Mapping) else list(updates)
-    checked, seen = [], set()
+    pairs = list(mapping.items()) if isinstance(mapping, Mapping) else list(mapping)
     for pair in pairs:
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise TypeError(f"updates must be (shared variable, expression) pairs, got {pair!r}")
-        target, expr = pair
+            raise TypeError(f"{what} must be (variable, expression) pairs or a dict, got {pair!r}")
+    return [tuple(pair) for pair in pairs]
+
+
+def _normalize_updates(updates: Any) -> list[tuple[SharedVariable, Variable]]:
+    checked: list[tuple[SharedVariable, Variable]] = []
+    seen: set = set()
+    for target, expr in _pairs(updates, "updates"):
         if not isinstance(target, SharedVariable):
             raise TypeError(f"Update target {target} is not a shared variable")
         if target in seen:
             raise ValueError(f"Shared variable {target} is updated twice")
         seen.add(target)
-        if not isinstance(expr, Variable):
-            expr = target.type.filter_variable(expr)
-        try:
-            expr = target.type.filter_variable(expr, allow_convert=True)
-        except TypeError as err:
-            raise TypeError(
-                f"The update of {target} (type {target.type}) has type {expr.type}: {err}. Cast "
-                "the expression (e.g. with .astype) or specify the shape of the shared variable"
-            ) from err
-        checked.append((target, expr))
+        checked.append((target, _update_expression(target, expr)))
     return checked
 
 
-def _apply_givens(variables: list[Variable], givens: Any) -> list[Variable]:
-    if not givens:
-        return variables
-    pairs = list(givens.items()) if isinstance(givens, Mapping) else list(givens)
-    memo = {}
-    for old, new in pairs:
+def _update_expression(target: SharedVariable, expr: Any) -> Variable:
+    try:
+        return target.type.filter_variable(expr, allow_convert=True)
+    except (TypeError, ValueError) as err:
+        raise TypeError(
+            f"The update of {target} (type {target.type}) has type "
+            f"{getattr(expr, 'type', type(expr).__name__)}: {err}. Cast the expression (e.g. "
+            "with .astype) or give the shared variable a compatible shape"
+        ) from err
+
+
+def _givens_memo(givens: Any, explicit: set, strict: bool) -> dict:
+    memo: dict = {}
+    for old, new in _pairs(givens, "givens"):
         if not isinstance(old, Variable):
             raise TypeError(f"givens keys must be variables, got {old!r}")
+        if old in explicit:
+            raise ValueError(
+                f"givens replaces {old}, which is an input of the function: that has no effect. "
+                f"Make a new input y and use givens={{{old}: g(y)}} instead"
+            )
         if not isinstance(new, Variable):
-            new = old.type.filter_variable(new)
-        memo[old] = old.type.filter_variable(new, allow_convert=True)
-    equiv = clone_get_equiv(list(memo), variables, copy_inputs=False, copy_orphans=False, memo=memo)
-    return [equiv[v] for v in variables]
+            new = shared(new)
+        if strict:
+            try:
+                new = old.type.filter_variable(new, allow_convert=True)
+            except TypeError as err:
+                raise TypeError(
+                    f"givens: {new} (type {new.type}) cannot replace {old} (type {old.type}); "
+                    "pass rebuild_strict=False to rebuild the graph with the new type"
+                ) from err
+        memo[old] = new
+    for old, new in memo.items():
+        depends = [k for k in memo if k in set(ancestors([new]))]
+        if depends:
+            raise ValueError(
+                f"givens: the replacement of {old} depends on {depends[0]}, which is itself "
+                "replaced; replacements must not depend on each other"
+            )
+    return memo
 
 
-def _implicit_shared(expressions: list[Variable], explicit: set) -> list[SharedVariable]:
-    found = []
-    for var in ancestors(expressions):
-        if isinstance(var, SharedVariable) and var not in explicit and var not in found:
+class _Rebuilder:
+    """Applies the ``givens`` to expressions, sharing one clone map between them."""
+
+    def __init__(self, memo: dict) -> None:
+        self.memo = memo
+        self.keys = list(memo)
+
+    def __call__(self, exprs: list[Variable]) -> list[Variable]:
+        if not self.memo or not exprs:
+            return exprs
+        equiv = clone_get_equiv(
+            self.keys, exprs, copy_inputs=False, copy_orphans=False, memo=self.memo
+        )
+        return [equiv[e] for e in exprs]
+
+
+def _shared_inputs(
+    roots: list[Variable],
+    updates: dict[SharedVariable, Variable],
+    no_default_updates: Any,
+    rebuild: _Rebuilder,
+) -> list[In]:
+    """In objects for the shared variables the graph uses, with their (default) updates."""
+    skip = _default_update_exclusions(no_default_updates)
+    found: list[SharedVariable] = []
+    pending = list(roots) + list(updates.values())
+    while pending:
+        new_exprs = []
+        for var in ancestors(pending):
+            if not isinstance(var, SharedVariable) or var in found:
+                continue
             found.append(var)
-    return found
+            default = var.default_update
+            if var not in updates and default is not None and skip is not True and var not in skip:
+                (expr,) = rebuild([_update_expression(var, default)])
+                updates[var] = expr
+                new_exprs.append(expr)
+        pending = new_exprs
+    for target in updates:  # updated but used by no output
+        if target not in found:
+            found.append(target)
+    return [
+        In(
+            var,
+            value=var.container,
+            update=updates.get(var),
+            mutable=var in updates,
+            borrow=True,
+            implicit=True,
+            shared=True,
+        )
+        for var in found
+    ]
+
+
+def _default_update_exclusions(no_default_updates: Any) -> Any:
+    if no_default_updates is True:
+        return True
+    if no_default_updates is False or no_default_updates is None:
+        return set()
+    if isinstance(no_default_updates, (list, tuple, set, frozenset)):
+        return set(no_default_updates)
+    raise TypeError(
+        f"no_default_updates must be a bool or a list of shared variables, got "
+        f"{no_default_updates!r}"
+    )
 
 
 def _check_unused(inputs: list[In], outputs: list[Variable], policy: str) -> None:
     if policy == "ignore":
         return
-    used = set(ancestors(outputs))
+    if policy not in ("raise", "warn"):
+        raise ValueError(f"on_unused_input must be 'raise', 'warn' or 'ignore', got {policy!r}")
+    blockers = [i.variable for i in inputs]
+    used = set(ancestors(outputs + [i.update for i in inputs if i.update is not None], blockers))
     for position, inp in enumerate(inputs):
         if inp.implicit or inp.variable in used or inp.update is not None:
             continue
@@ -146,115 +249,109 @@ def _check_unused(inputs: list[In], outputs: list[Variable], policy: str) -> Non
         )
         if policy == "raise":
             raise UnusedInputError(message)
-        if policy == "warn":
-            warnings.warn(message, stacklevel=4)
-        else:
-            raise ValueError(f"on_unused_input must be 'raise', 'warn' or 'ignore', got {policy!r}")
+        warnings.warn(message, stacklevel=4)
 
 
-# -- protecting inputs and outputs ----------------------------------------------------------
-
-
-def view_root(var: Variable) -> Variable:
-    """The variable whose memory ``var`` may share, following views and in-place ops."""
-    while var.owner is not None:
-        op = var.owner.op
-        aliases = dict(getattr(op, "view_map", {}))
-        aliases.update(getattr(op, "destroy_map", {}))
-        sources = aliases.get(var.index)
-        if not sources:
-            break
-        var = var.owner.inputs[sources[0]]
-    return var
-
-
-def _alias_chain(var: Variable) -> list[Variable]:
-    """``var`` and the variables whose memory it shares (through views and in-place ops)."""
-    chain = [var]
-    while var.owner is not None:
-        op = var.owner.op
-        aliases = {**getattr(op, "view_map", {}), **getattr(op, "destroy_map", {})}
-        sources = aliases.get(var.index)
-        if not sources:
-            break
-        var = var.owner.inputs[sources[0]]
-        chain.append(var)
-    return chain
-
-
-def insert_deepcopy(fgraph: FunctionGraph, outputs: list[Out], inputs: list[In]) -> None:
-    """Copy outputs that would alias an input, a constant or another output."""
-    graph_inputs = dict(zip(fgraph.inputs, inputs))
-    seen_roots: set = set()
-    for i in range(len(fgraph.outputs)):
-        out = fgraph.outputs[i]
-        spec = outputs[i] if i < len(outputs) else None
-        root = view_root(out)
-        aliases_input = root in graph_inputs
-        borrowed = (
-            spec is not None and spec.borrow and (not aliases_input or graph_inputs[root].borrow)
-        )
-        needs_copy = (
-            isinstance(root, Constant) or root in seen_roots or (aliases_input and not borrowed)
-        )
-        seen_roots.add(root)
-        if needs_copy:
-            fgraph.change_node_input("output", i, deep_copy_op(out), reason="insert_deepcopy")
-
-
-# -- the compiled function ------------------------------------------------------------------
+# -- the maker ------------------------------------------------------------------------------
 
 
 class FunctionMaker:
-    """Builds the FunctionGraph of a function, rewrites and links it."""
+    """Builds the FunctionGraph of a function, rewrites and links it, and creates Functions.
+
+    Parameters
+    ----------
+    inputs, outputs
+        ``In`` and ``Out`` specifications (implicit shared-variable inputs included).
+    mode
+        A Mode, a mode name, or None for ``config.mode``.
+    accept_inplace
+        Accept a graph that already contains in-place ops (they are made to overwrite copies
+        of any input not declared mutable).
+    fgraph
+        An already prepared graph (used by ``Function.copy`` and unpickling): it is neither
+        cloned nor rewritten.
+    """
 
     def __init__(
         self,
         inputs: list[In],
         outputs: list[Out],
-        updates: list,
-        mode: Mode,
+        mode: Any = None,
         accept_inplace: bool = False,
         name: str | None = None,
-        profile: Any = None,
+        profile: ProfileStats | None = None,
         output_keys: list | None = None,
         return_kind: str = "list",
+        fgraph: FunctionGraph | None = None,
     ) -> None:
-        self.inputs = inputs
-        self.outputs = outputs
-        self.mode = mode
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.mode: Mode = get_mode(mode)
+        self.accept_inplace = accept_inplace
         self.name = name
         self.profile = profile
-        self.accept_inplace = accept_inplace
         self.output_keys = output_keys
         self.return_kind = return_kind
-        self.update_targets = [inp for inp in inputs if inp.update is not None]
-        graph_outputs = [o.variable for o in outputs] + [i.update for i in self.update_targets]
-        fgraph = FunctionGraph([i.variable for i in inputs], graph_outputs, clone=True)
-        self.fgraph = fgraph
-        self._check_no_destroyers(accept_inplace)
         self.timings: dict[str, float] = {}
-        self.rewrite_trace = RewriteTrace() if config.trace_rewrites else None
-        self._rewrite()
-        insert_deepcopy(fgraph, outputs, inputs)
-        self.linker = mode.linker.accept(fgraph, no_recycling=self._no_recycling(), profile=profile)
+        self.rewrite_trace: RewriteTrace | None = None
+        if fgraph is None:
+            self.fgraph = self._build_fgraph()
+            self._prepare()
+        else:
+            self.fgraph = fgraph
+        self.linker = self._accept_linker()
 
-    def _check_no_destroyers(self, accept_inplace: bool) -> None:
-        for node in self.fgraph.apply_nodes:
-            if getattr(node.op, "destroy_map", None) and not accept_inplace:
-                raise TypeError(
-                    f"The graph contains the in-place op {node.op} ({node}); pass "
-                    "accept_inplace=True to function() to compile it"
-                )
+    @property
+    def update_targets(self) -> list[In]:
+        return [inp for inp in self.inputs if inp.update is not None]
+
+    def _build_fgraph(self) -> FunctionGraph:
+        n_outputs = len(self.outputs)
+        update_mapping = {}
+        updates = []
+        for j, inp in enumerate(self.inputs):
+            if inp.update is not None:
+                update_mapping[n_outputs + len(updates)] = j
+                updates.append(inp.update)
+        return FunctionGraph(
+            [i.variable for i in self.inputs],
+            [o.variable for o in self.outputs] + updates,
+            clone=True,
+            update_mapping=update_mapping,
+        )
+
+    def _prepare(self) -> None:
+        """Check in-place ops, protect inputs, rewrite, and break unwanted aliasing."""
+        fgraph = self.fgraph
+        destroyers = [n for n in fgraph.apply_nodes if getattr(n.op, "destroy_map", None)]
+        if destroyers and not self.accept_inplace:
+            raise TypeError(
+                f"The graph contains the in-place op {destroyers[0].op} ({destroyers[0]}); pass "
+                "accept_inplace=True to function() to compile it"
+            )
+        mutable = [inp.mutable for inp in self.inputs]
+        protect_inputs(fgraph, mutable)
+        start = time.perf_counter()
+        self._rewrite()
+        # Rewrites may have introduced in-place ops: re-check the protection.
+        protect_inputs(fgraph, mutable)
+        insert_deepcopy(
+            fgraph,
+            [o.borrow for o in self.outputs] + [False] * len(self.update_targets),
+            [i.borrow for i in self.inputs],
+            [i.update is not None for i in self.inputs],
+            len(self.outputs),
+        )
+        self.timings["rewrite"] = time.perf_counter() - start
+        if self.profile is not None:
+            self.profile.rewriting_time += self.timings["rewrite"]
 
     def _rewrite(self) -> None:
-        start = time.perf_counter()
         fgraph = self.fgraph
         fgraph.attach_feature(ReplaceValidate())
-        # In-place rewrites may overwrite intermediate values and inputs declared mutable,
-        # never other inputs or constants; the handler also checks in-place ops in the graph.
-        mutable = [k for k, inp in enumerate(self.inputs) if inp.mutable]
-        fgraph.attach_feature(DestroyHandler(mutable))
+        # In-place rewrites may overwrite intermediate values and mutable inputs, never other
+        # inputs or constants; the handler also checks the in-place ops already in the graph.
+        fgraph.attach_feature(DestroyHandler([k for k, i in enumerate(self.inputs) if i.mutable]))
         if fgraph.destroy_handler.destroyers:
             try:
                 fgraph.validate()
@@ -262,37 +359,49 @@ class FunctionMaker:
                 raise InconsistencyError(
                     f"The graph's in-place operations are unsafe: {err}"
                 ) from err
-        if self.rewrite_trace is not None:
+        if config.trace_rewrites:
+            self.rewrite_trace = RewriteTrace()
             fgraph.attach_feature(self.rewrite_trace)
+        for feature in self.mode.fgraph_features():
+            fgraph.attach_feature(feature)
         self.mode.optimizer.rewrite(fgraph)
-        self.timings["rewrite"] = time.perf_counter() - start
 
-    def _no_recycling(self) -> list[Variable]:
-        """Outputs returned to the user get fresh storage each call unless borrowed.
+    def _no_recycling(self) -> set[Variable]:
+        """Variables that may end up in a returned (non-borrowed) output or a shared value."""
+        fgraph = self.fgraph
+        kept = [
+            out
+            for i, out in enumerate(fgraph.outputs)
+            if i >= len(self.outputs) or not self.outputs[i].borrow
+        ]
+        return reuse_pattern(fgraph, kept)
 
-        So do the intermediate values an output is a view of (or was computed in place into):
-        an op reusing such a value's buffer on the next call would overwrite a result the user
-        still holds.
-        """
-        borrowed = {self.fgraph.outputs[i] for i, o in enumerate(self.outputs) if o.borrow}
-        fresh: dict[Variable, None] = {}
-        for out in self.fgraph.outputs:
-            if out not in borrowed:
-                fresh.update(dict.fromkeys(_alias_chain(out)))
-        return list(fresh)
+    def _accept_linker(self) -> Any:
+        return self.mode.linker.accept(
+            self.fgraph, no_recycling=sorted(self._no_recycling(), key=id), profile=self.profile
+        )
 
-    def create(self, input_storage: list[Container] | None = None) -> Function:
+    # -- creating functions ------------------------------------------------------------------
+
+    def create(
+        self, input_storage: list[Container] | None = None, storage_map: dict | None = None
+    ) -> Function:
+        """A new Function over this graph, with the given input containers (or fresh ones)."""
         start = time.perf_counter()
         containers = input_storage or [self._container(inp) for inp in self.inputs]
         vm, _, output_cells, thunks, order = self.linker.make_thunk(
-            input_storage=[c.storage for c in containers]
+            input_storage=[c.storage for c in containers], storage_map=storage_map
         )
         self.timings["link"] = time.perf_counter() - start
-        return Function(self, vm, containers, output_cells, thunks, order)
+        if self.profile is not None:
+            self.profile.linker_time += self.timings["link"]
+            self.profile.nb_nodes = len(order)
+        function_class = Function if self.profile is None else ProfiledFunction
+        return function_class(self, vm, containers, output_cells, thunks, order)
 
     def _container(self, inp: In) -> Container:
-        if isinstance(inp.variable, SharedVariable):
-            return inp.variable.container
+        if isinstance(inp.value, Container):
+            return inp.value
         container = Container(
             inp.variable,
             [None],
@@ -301,167 +410,24 @@ class FunctionMaker:
             name=inp.name,
         )
         if inp.value is not None:
-            value = inp.value.value if isinstance(inp.value, Container) else inp.value
-            container.value = value
+            try:
+                container.value = inp.value
+            except (TypeError, ValueError) as err:
+                raise type(err)(
+                    f"The default value of input {inp.name or inp.variable} does not fit its "
+                    f"type {inp.variable.type}: {err}"
+                ) from err
         return container
 
+    def __getstate__(self) -> dict:
+        # The graph is saved flat (deep graphs would exhaust pickle's recursion); the linker
+        # holds thunks (closures) and is rebuilt from the graph when unpickled, without
+        # rewriting the graph again.
+        return flat_maker_state(self)
 
-class Function:
-    """A compiled function: call it with input values, positionally or by name.
-
-    ``f.maker.fgraph`` is the rewritten graph. ``f.trust_input = True`` skips the checking and
-    conversion of arguments (the caller then guarantees exact types).
-    """
-
-    def __init__(
-        self,
-        maker: FunctionMaker,
-        vm: Any,
-        containers: list[Container],
-        output_cells: list[list],
-        thunks: list,
-        order: list,
-    ) -> None:
-        self.maker = maker
-        self.vm = vm
-        self.input_storage = containers
-        self.output_storage = output_cells
-        self.thunks = thunks
-        self.order = order
-        self.name = maker.name
-        self.trust_input = False
-        self.profile = maker.profile
-        n_outputs = len(maker.outputs)
-        self._explicit = [
-            (position, c)
-            for position, (inp, c) in enumerate(zip(maker.inputs, containers))
-            if not inp.implicit
-        ]
-        self._explicit_cells = [c.storage for _, c in self._explicit]
-        self._by_name = {
-            maker.inputs[p].name: index
-            for index, (p, _) in enumerate(self._explicit)
-            if maker.inputs[p].name
-        }
-        self._defaults = [
-            maker.inputs[p].value is not None or maker.inputs[p].update is not None
-            for p, _ in self._explicit
-        ]
-        # Plain defaults (no update) are restored whenever the argument is omitted.
-        self._restore = {
-            index: c.storage[0]
-            for index, (p, c) in enumerate(self._explicit)
-            if maker.inputs[p].value is not None and maker.inputs[p].update is None
-        }
-        self._updates = [
-            (containers[maker.inputs.index(inp)].storage, output_cells[n_outputs + k])
-            for k, inp in enumerate(maker.update_targets)
-        ]
-        self._result_cells = output_cells[:n_outputs]
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.trust_input and not kwargs:
-            for cell, arg in zip(self._explicit_cells, args):
-                cell[0] = arg
-        else:
-            self._load_arguments(args, kwargs)
-        self.vm()
-        results = [cell[0] for cell in self._result_cells]
-        for target, source in self._updates:
-            target[0] = source[0]
-        kind = self.maker.return_kind
-        if kind == "single":
-            return results[0]
-        if kind == "dict":
-            return dict(zip(self.maker.output_keys, results))
-        return results
-
-    def _load_arguments(self, args: tuple, kwargs: dict) -> None:
-        explicit = self._explicit
-        if len(args) > len(explicit):
-            raise TypeError(f"{self._signature()} takes {len(explicit)} arguments, got {len(args)}")
-        given = [False] * len(explicit)
-        for index, value in enumerate(args):
-            self._set(index, value)
-            given[index] = True
-        for name, value in kwargs.items():
-            index = self._by_name.get(name)
-            if index is None:
-                raise TypeError(f"{self._signature()} got an unexpected keyword argument {name!r}")
-            if given[index]:
-                raise TypeError(f"{self._signature()} got multiple values for argument {name!r}")
-            self._set(index, value)
-            given[index] = True
-        for index, was_given in enumerate(given):
-            if was_given:
-                continue
-            if not self._defaults[index]:
-                position, _ = explicit[index]
-                raise TypeError(
-                    f"{self._signature()} is missing the argument for input "
-                    f"{self._describe(position)}"
-                )
-            if index in self._restore:
-                explicit[index][1].storage[0] = self._restore[index]
-
-    def _set(self, index: int, value: Any) -> None:
-        position, container = self._explicit[index]
-        inp = self.maker.inputs[position]
-        try:
-            container.storage[0] = container.type.filter(
-                value, strict=inp.strict, allow_downcast=inp.allow_downcast
-            )
-        except (TypeError, ValueError) as err:
-            raise type(err)(
-                f"Bad input argument for {self._describe(position)} of {self._signature()}: "
-                f"expected {container.type}, got {_describe_value(value)}. {err}"
-            ) from err
-
-    def _describe(self, position: int) -> str:
-        inp = self.maker.inputs[position]
-        index = next(i for i, (p, _) in enumerate(self._explicit) if p == position)
-        return f"{inp.name!r} (position {index})" if inp.name else f"at position {index}"
-
-    def _signature(self) -> str:
-        names = []
-        for index, (position, _) in enumerate(self._explicit):
-            inp = self.maker.inputs[position]
-            name = inp.name or f"<input {index}>"
-            names.append(f"{name}=<default>" if self._defaults[index] else name)
-        return f"{self.name or 'function'}({', '.join(names)})"
-
-    def __getitem__(self, name: str) -> Any:
-        """The stored value of the input called ``name`` (inputs with defaults or state)."""
-        index = self._by_name.get(name)
-        if index is None:
-            raise KeyError(f"{self._signature()} has no input named {name!r}")
-        return self._explicit[index][1].value
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        index = self._by_name.get(name)
-        if index is None:
-            raise KeyError(f"{self._signature()} has no input named {name!r}")
-        self._set(index, value)
-
-    def free(self) -> None:
-        """Drop the intermediate values kept from the last call (frees their memory)."""
-        keep = {id(c.storage) for c in self.input_storage}
-        for var, cell in self.vm.storage_map.items():
-            if id(cell) not in keep and not isinstance(var, Constant):
-                cell[0] = None
-
-    def __str__(self) -> str:
-        return f"<arignote.Function {self._signature()}>"
-
-    __repr__ = __str__
-
-
-def _describe_value(value: Any) -> str:
-    shape = getattr(value, "shape", None)
-    dtype = getattr(value, "dtype", None)
-    if shape is not None and dtype is not None:
-        return f"{type(value).__name__} of dtype {dtype} and shape {shape}"
-    return f"{type(value).__name__} ({value!r})"
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(restore_maker_state(state))
+        self.linker = self._accept_linker()
 
 
 def function(
@@ -470,7 +436,7 @@ def function(
     mode: Any = None,
     updates: Any = None,
     givens: Any = None,
-    no_default_updates: bool | Sequence = False,
+    no_default_updates: Any = False,
     accept_inplace: bool = False,
     name: str | None = None,
     rebuild_strict: bool = True,
@@ -481,74 +447,75 @@ def function(
 ) -> Function:
     """Compile a function from ``inputs`` to ``outputs``.
 
-    ``outputs`` may be a variable (the function returns one value), a list, or a dict (the
-    function returns a dict). ``updates`` lists ``(shared_variable, new_value_expression)``
-    pairs applied, all together, after the outputs are computed; shared variables'
-    ``default_update`` are added unless ``no_default_updates`` (True, or a list of variables).
-    ``givens`` substitutes variables in the graph before compiling. Inputs may be variables or
-    :class:`In` (defaults, names, mutability); outputs may be :class:`Out`.
+    Parameters
+    ----------
+    inputs
+        Variables or :class:`In` objects, the arguments of the function in order. Shared
+        variables are not arguments: the function finds them in the graph.
+    outputs
+        A variable (the function returns one value), a list (it returns a list), a dict (it
+        returns a dict with the same keys), or None; :class:`Out` objects are accepted.
+    mode
+        A :class:`Mode`, a mode name ("FAST_RUN", "FAST_COMPILE", "DebugMode",
+        "NanGuardMode"...), or None for ``config.mode``.
+    updates
+        ``(shared_variable, expression)`` pairs (or a dict). After the outputs are computed, each
+        shared variable takes the value of its expression, all at once: every expression sees
+        the values from before the call, so ``[(a, b), (b, a)]`` swaps.
+    givens
+        ``(variable, replacement)`` pairs substituted in the graph before compiling. A
+        replacement that is not a variable becomes a shared variable.
+    no_default_updates
+        True, or a list of shared variables whose ``default_update`` is not applied.
+    accept_inplace
+        Accept in-place ops already in the graph.
+    name
+        Name of the function (error messages, profiles).
+    rebuild_strict
+        Replacements from ``givens`` must fit the type of what they replace; if False, the
+        graph is rebuilt with their types.
+    allow_input_downcast
+        Accept argument values that must be cast with loss of precision (None: only Python
+        floats to floatX).
+    profile
+        True, a name, or a :class:`ProfileStats` to collect timings (None: ``config.profile``).
+    on_unused_input
+        "raise", "warn" or "ignore" an input the outputs do not depend on (None:
+        ``config.on_unused_input``).
+    trust_input
+        Skip the checking and conversion of arguments (``f.trust_input`` may be changed later);
+        the caller then guarantees values of exactly the right types.
+
+    Returns
+    -------
+    Function
+        The compiled callable.
     """
-    ins = _normalize_inputs(inputs)
+    profile_stats = as_profile(config.profile if profile is None else profile, name)
+    ins = _normalize_inputs(inputs, allow_input_downcast)
     outs, return_kind, keys = _normalize_outputs(outputs)
+    explicit = {inp.variable for inp in ins}
+    rebuild = _Rebuilder(_givens_memo(givens, explicit, rebuild_strict))
     update_pairs = _normalize_updates(updates)
-    if allow_input_downcast is not None:
-        for inp in ins:
-            if inp.allow_downcast is None:
-                inp.allow_downcast = allow_input_downcast
-    expressions = _apply_givens([o.variable for o in outs] + [e for _, e in update_pairs], givens)
-    for out, expr in zip(outs, expressions):
-        out.variable = expr
-    update_pairs = [(t, e) for (t, _), e in zip(update_pairs, expressions[len(outs) :])]
-    explicit_vars = {inp.variable for inp in ins}
-    ins = _add_shared_inputs(ins, expressions, explicit_vars, update_pairs, no_default_updates)
-    _check_unused(
-        ins, [o.variable for o in outs] + [e for _, e in update_pairs], on_unused_input or "raise"
+    own_updates = [inp for inp in ins if inp.update is not None]
+    exprs = rebuild(
+        [o.variable for o in outs]
+        + [e for _, e in update_pairs]
+        + [inp.update for inp in own_updates]
     )
+    for out, expr in zip(outs, exprs):
+        out.variable = expr
+    rest = exprs[len(outs) :]
+    updates_by_target = dict(zip([t for t, _ in update_pairs], rest[: len(update_pairs)]))
+    for inp, expr in zip(own_updates, rest[len(update_pairs) :]):
+        inp.update = expr
+    roots = [o.variable for o in outs] + [inp.update for inp in own_updates]
+    ins += _shared_inputs(roots, updates_by_target, no_default_updates, rebuild)
+    _check_unused(ins, [o.variable for o in outs], on_unused_input or config.on_unused_input)
     with gc_paused():  # compiling big graphs makes the collector rescan them again and again
         maker = FunctionMaker(
-            ins,
-            outs,
-            update_pairs,
-            get_mode(mode),
-            accept_inplace,
-            name,
-            profile,
-            keys,
-            return_kind,
+            ins, outs, mode, accept_inplace, name, profile_stats, keys, return_kind
         )
         fn = maker.create()
     fn.trust_input = trust_input
     return fn
-
-
-def _add_shared_inputs(
-    ins: list[In], expressions: list, explicit: set, update_pairs: list, no_default_updates: Any
-) -> list[In]:
-    updates = dict(update_pairs)
-    for inp in ins:
-        if inp.variable in updates:
-            inp.update = updates.pop(inp.variable)
-    skip_defaults = (
-        set(no_default_updates) if isinstance(no_default_updates, (list, tuple)) else None
-    )
-    pending = list(expressions)
-    while True:
-        found = _implicit_shared(pending, explicit | {i.variable for i in ins})
-        if not found:
-            break
-        pending = []
-        for var in found:
-            update = updates.pop(var, None)
-            default = getattr(var, "default_update", None)
-            use_default = not (
-                no_default_updates is True or (skip_defaults and var in skip_defaults)
-            )
-            if update is None and default is not None and use_default:
-                update = var.type.filter_variable(default, allow_convert=True)
-                pending.append(update)
-            ins.append(In(var, update=update, implicit=True, mutable=False))
-    for target, expr in updates.items():  # updated but not used by any output
-        ins.append(In(target, update=expr, implicit=True))
-        extra = _implicit_shared([expr], {i.variable for i in ins})
-        ins.extend(In(v, implicit=True) for v in extra)
-    return ins

@@ -5,18 +5,35 @@ from __future__ import annotations
 from typing import Any
 
 from arignote.graph.basic import Constant, Variable
-from arignote.graph.shared import SharedVariable
+from arignote.graph.shared import Container
 
 
 class In:
     """An input of a compiled function, with options.
 
-    ``name`` allows passing it by keyword (defaults to the variable's name); ``value`` is a
-    default used when the argument is omitted; ``update`` is an expression whose value replaces
-    the stored value after each call (the input then carries state); ``mutable`` allows the
-    function to overwrite the argument in place; ``borrow`` lets the function keep a reference
-    to it; ``strict`` requires exactly the input's type; ``allow_downcast`` accepts lossy
-    conversions.
+    Parameters
+    ----------
+    variable
+        The graph variable the argument is bound to.
+    name
+        Keyword under which the argument may be passed (default: the variable's name).
+    value
+        Default used when the argument is omitted. With ``update`` it is instead the initial
+        state, kept between calls.
+    update
+        An expression whose value replaces the stored value after each call: the input then
+        carries state (``f["name"]`` reads it).
+    mutable
+        The function may overwrite the argument's memory in place (default: True only for
+        inputs with an ``update``). Implies ``borrow``.
+    borrow
+        The function may keep a reference to the argument, and outputs may alias it.
+    strict
+        The argument must already have exactly the input's type (no conversion).
+    allow_downcast
+        Accept conversions that may lose precision (None: only Python floats to floatX).
+    implicit
+        The input is not an argument of the function (used for shared variables).
     """
 
     def __init__(
@@ -30,7 +47,7 @@ class In:
         allow_downcast: bool | None = None,
         autoname: bool = True,
         implicit: bool | None = None,
-        borrow: bool = False,
+        borrow: bool | None = None,
         shared: bool = False,
     ) -> None:
         if not isinstance(variable, Variable):
@@ -40,31 +57,42 @@ class In:
                 f"Constant {variable} cannot be a function input: constants carry their value "
                 "(use a variable, or leave the constant out of the inputs)"
             )
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"In(name=...) must be a string, got {name!r}")
         self.variable = variable
         self.name = variable.name if name is None and autoname else name
         self.value = value
         self.update = update
-        self.mutable = bool(mutable) if mutable is not None else False
-        if self.mutable and borrow is False:
-            borrow = True
-        self.borrow = borrow
+        self.mutable = (update is not None) if mutable is None else bool(mutable)
+        self.borrow = self.mutable if borrow is None else bool(borrow)
+        if self.mutable and not self.borrow:
+            raise ValueError(
+                f"In({variable}): mutable=True with borrow=False is contradictory: an input the "
+                "function may overwrite is necessarily one it may alias"
+            )
         self.strict = strict
         self.allow_downcast = allow_downcast
-        self.implicit = isinstance(variable, SharedVariable) if implicit is None else implicit
+        self.implicit = isinstance(value, Container) if implicit is None else bool(implicit)
         self.shared = shared
-        if update is not None and not variable.type.is_super(getattr(update, "type", None)):
-            raise TypeError(
-                f"Update of input {variable} has type {getattr(update, 'type', None)}, "
-                f"expected {variable.type}"
-            )
+        if update is not None:
+            if not isinstance(update, Variable):
+                raise TypeError(f"In({variable}, update=...) must be a Variable, got {update!r}")
+            if not variable.type.is_super(update.type):
+                raise TypeError(
+                    f"The update of input {variable} has type {update.type}, which is not "
+                    f"compatible with the input's type {variable.type}"
+                )
 
     def __repr__(self) -> str:
         return f"In({self.variable})"
 
 
 class Out:
-    """An output of a compiled function; ``borrow=True`` may return the function's own buffer
-    (valid until the next call) instead of a fresh array."""
+    """An output of a compiled function.
+
+    ``borrow=True`` allows returning the function's own buffer (valid until the next call,
+    which may overwrite it) instead of a fresh array.
+    """
 
     def __init__(self, variable: Variable, borrow: bool = False) -> None:
         if not isinstance(variable, Variable):

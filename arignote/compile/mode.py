@@ -73,6 +73,13 @@ class Mode:
             return self.optimizer_spec
         return make_pipeline(self.optimizer_spec, self.include, self.exclude, self.require)
 
+    def fgraph_features(self) -> list:
+        """Features attached to a function's graph before rewriting (none by default).
+
+        Modes that watch the rewriting (DebugMode records every replacement) add theirs here.
+        """
+        return []
+
     def _derive(self, **changes: Any) -> Mode:
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
@@ -80,12 +87,15 @@ class Mode:
         return new
 
     def including(self, *tags: str) -> Mode:
+        """This mode with the rewrites (or phases) named or tagged ``tags`` added."""
         return self._derive(include=self.include + tags)
 
     def excluding(self, *tags: str) -> Mode:
+        """This mode without the rewrites (or phases) named or tagged ``tags``."""
         return self._derive(exclude=self.exclude + tags)
 
     def requiring(self, *tags: str) -> Mode:
+        """This mode keeping only rewrites that carry every tag in ``tags``."""
         return self._derive(require=self.require + tags)
 
     def clone(self, link_kwargs: dict | None = None, optimizer: Any = "", **kwargs: Any) -> Mode:

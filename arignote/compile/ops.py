@@ -50,6 +50,11 @@ class DeepCopyOp(Op):
     def infer_shape(self, fgraph, node, input_shapes):
         return input_shapes
 
+    def do_constant_folding(self, fgraph, node):
+        # A copy exists to give its consumers private memory: folding it into a constant
+        # (read-only, shared) would undo that.
+        return False
+
     def grad(self, inputs, output_grads):
         return list(output_grads)
 

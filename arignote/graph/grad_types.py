@@ -53,7 +53,43 @@ def is_null(var: Any) -> bool:
 
 
 class GradientError(Exception):
-    """A symbolic gradient did not match its finite-difference estimate (see ``verify_grad``)."""
+    """A symbolic gradient did not match its finite-difference estimate (see ``verify_grad``).
+
+    ``arg`` is the argument (position in ``pt``) and ``err_pos`` the index (a tuple of ints)
+    of the worst element, ``shape`` that argument's shape, ``val1`` the numeric and ``val2`` the
+    symbolic gradient there, with their absolute and relative errors and the tolerances.
+    """
+
+    def __init__(
+        self,
+        arg: int,
+        err_pos: tuple[int, ...],
+        shape: tuple[int, ...],
+        val1: float,
+        val2: float,
+        abs_err: float,
+        rel_err: float,
+        abs_tol: float,
+        rel_tol: float,
+    ) -> None:
+        super().__init__(arg, err_pos, shape, val1, val2, abs_err, rel_err, abs_tol, rel_tol)
+        self.arg = arg
+        self.err_pos = err_pos
+        self.shape = shape
+        self.val1 = val1
+        self.val2 = val2
+        self.abs_err = abs_err
+        self.rel_err = rel_err
+        self.abs_tol = abs_tol
+        self.rel_tol = rel_tol
+
+    def __str__(self) -> str:
+        return (
+            "The symbolic gradient does not match finite differences: worst at position "
+            f"{self.err_pos} of argument {self.arg} (shape {self.shape}): numeric = {self.val1!r}, "
+            f"symbolic = {self.val2!r}; max abs. error = {self.abs_err:.6g} (tolerance "
+            f"{self.abs_tol:g}), max rel. error = {self.rel_err:.6g} (tolerance {self.rel_tol:g})"
+        )
 
 
 class NullTypeGradError(TypeError):

@@ -146,3 +146,76 @@ def thunk_for(
     except Exception as err:
         raise_with_op(None, node, err)
         raise  # unreachable: raise_with_op always raises
+
+
+def perform_thunk(
+    node: Apply, storage_map: dict, compute_map: dict, no_recycling: set, debug: bool = False
+) -> Callable[[], Any]:
+    """A lean thunk calling ``node.op.perform`` (``debug_perform`` with ``debug``).
+
+    It does exactly what the base ``Op.make_thunk`` thunk does: outputs in ``no_recycling``
+    start from an empty cell, ``perform`` runs on the input values, and the outputs are marked
+    computed in ``compute_map``. The body is generated once per shape of node (number of
+    inputs, which outputs are fresh) and cached, so that a call does no looping: it matters
+    for small inputs, where this bookkeeping costs as much as the computation.
+    """
+    op = node.op
+    perform = op.debug_perform if debug and hasattr(op, "debug_perform") else op.perform
+    input_cells = [storage_map[v] for v in node.inputs]
+    output_cells = [storage_map[v] for v in node.outputs]
+    flags = [compute_map[v] for v in node.outputs]
+    fresh = tuple(v in no_recycling for v in node.outputs)
+    if len(input_cells) <= _MAX_UNROLLED and len(output_cells) <= _MAX_UNROLLED:
+        factory = _thunk_factory(len(input_cells), fresh)
+        thunk = factory(perform, node, output_cells, *input_cells, *output_cells, *flags)
+    else:
+        thunk = _generic_thunk(perform, node, input_cells, output_cells, flags, fresh)
+    thunk.inputs = input_cells  # type: ignore[attr-defined]
+    thunk.outputs = output_cells  # type: ignore[attr-defined]
+    thunk.perform = perform  # type: ignore[attr-defined]
+    thunk.fresh = [c for c, is_fresh in zip(output_cells, fresh) if is_fresh]  # type: ignore[attr-defined]
+    thunk.lazy = False  # type: ignore[attr-defined]
+    return thunk
+
+
+_MAX_UNROLLED = 8
+_FACTORIES: dict[tuple, Callable] = {}
+
+
+def _thunk_factory(n_inputs: int, fresh: tuple[bool, ...]) -> Callable:
+    """A function building thunks for nodes of ``n_inputs`` inputs and ``len(fresh)`` outputs.
+
+    The source is fixed by the two numbers and the fresh mask (never by user data), so the
+    generated code is the same for every node of that shape.
+    """
+    key = (n_inputs, fresh)
+    factory = _FACTORIES.get(key)
+    if factory is None:
+        ins = [f"i{k}" for k in range(n_inputs)]
+        outs = [f"o{k}" for k in range(len(fresh))]
+        flags = [f"f{k}" for k in range(len(fresh))]
+        body = [f"        {o}[0] = None" for o, is_fresh in zip(outs, fresh) if is_fresh]
+        body.append(f"        perform(node, [{', '.join(f'{i}[0]' for i in ins)}], outputs)")
+        body += [f"        {f}[0] = True" for f in flags]
+        params = ", ".join(["perform", "node", "outputs", *ins, *outs, *flags])
+        source = f"def factory({params}):\n    def thunk():\n" + "\n".join(body)
+        source += "\n    return thunk\n"
+        namespace: dict[str, Any] = {}
+        exec(compile(source, f"<thunk {n_inputs}-{len(fresh)}>", "exec"), namespace)
+        factory = _FACTORIES[key] = namespace["factory"]
+    return factory
+
+
+def _generic_thunk(
+    perform: Callable, node: Apply, input_cells: list, output_cells: list, flags: list, fresh
+) -> Callable[[], None]:
+    fresh_cells = [cell for cell, is_fresh in zip(output_cells, fresh) if is_fresh]
+
+    def thunk() -> None:
+        for cell in fresh_cells:
+            cell[0] = None
+        perform(node, [cell[0] for cell in input_cells], output_cells)
+        for flag in flags:
+            flag[0] = True
+
+    return thunk

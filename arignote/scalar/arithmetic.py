@@ -29,8 +29,14 @@ from arignote.scalar.rounding import floor, trunc
 
 
 def _grad_or_zero(x, term):
-    """``term`` as the gradient for ``x``, or zero when ``x`` is discrete-valued."""
-    return zero_grad_for(x) if is_discrete(x) else term
+    """``term`` as the gradient for ``x``, in the gradient dtype of ``x``.
+
+    Callers return zeros (``_zero_grads``) when the *output* is integer-valued. An integer
+    *input* of a float-valued output has the same gradient as a float one would: the function
+    is defined between the integers (the Op contract's mixed-dot example). Only the dtype of
+    the gradient differs (floatX).
+    """
+    return cast(term, grad_dtype(x)) if is_discrete(x) else term
 
 
 def _zero_grads(inputs):
@@ -374,6 +380,8 @@ class Second(BinaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (_x, y), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return [disconnected(), zero_grad_for(y)]
         return [disconnected(), _grad_or_zero(y, gz)]
 
 
@@ -388,6 +396,8 @@ class Identity(UnaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (gz,) = inputs, output_grads
+        if is_discrete(outputs[0]):
+            return _zero_grads(inputs)
         return [_grad_or_zero(x, gz)]
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from arignote.config import config
 from arignote.graph.basic import Apply, Constant, Variable
+from arignote.graph.grad_types import is_disconnected, is_null
 from arignote.graph.op import Op
 from arignote.graph.type import Type
 from arignote.graph.utils import MethodNotDefined
@@ -275,6 +276,32 @@ class ScalarOp(Op):
             results = (results,)
         for cell, value, out in zip(output_storage, results, node.outputs):
             cell[0] = np.asarray(value, dtype=out.type.dtype)[()]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list:
+        """``J v`` from the partial derivatives ``L_op`` gives for unit output cotangents.
+
+        ``L_op`` with cotangent 1 on output ``k`` (0 on the others) returns ``d y_k / d x_i``;
+        the tangent of ``y_k`` is ``sum_i (d y_k / d x_i) v_i``. Integer-valued outputs have
+        none; an undefined partial makes the tangent undefined.
+        """
+        outputs = self.make_node(*inputs).outputs
+        if all(ev is None for ev in eval_points):
+            return [None] * len(outputs)
+        return [self._output_tangent(inputs, outputs, k, eval_points) for k in range(len(outputs))]
+
+    def _output_tangent(self, inputs, outputs, k: int, eval_points) -> Any:
+        if outputs[k].type.dtype in discrete_dtypes:
+            return None
+        seeds = [constant(int(j == k), grad_dtype(o)) for j, o in enumerate(outputs)]
+        total = None
+        for partial, ev in zip(self.L_op(inputs, outputs, seeds), eval_points):
+            if ev is None or is_disconnected(partial):
+                continue
+            if is_null(partial):
+                return partial
+            term = partial * ev
+            total = term if total is None else total + term
+        return total
 
     def __str__(self) -> str:
         if self.name:

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import scipy.special as sp
 
-from arignote.scalar.arithmetic import neg
+from arignote.scalar.arithmetic import _grad_or_zero, neg
 from arignote.scalar.basic import (
     BinaryScalarOp,
     FloatUnaryOp,
@@ -43,8 +43,8 @@ class Pow(BinaryScalarOp):
         if is_discrete(z):
             return [zero_grad_for(x), zero_grad_for(y)]
         # z = x^y: dz/dx = y x^(y-1), dz/dy = log(x) x^y
-        gx = zero_grad_for(x) if is_discrete(x) else gz * conj_if_complex(y * pow(x, y - 1))
-        gy = zero_grad_for(y) if is_discrete(y) else gz * conj_if_complex(log(x) * z)
+        gx = _grad_or_zero(x, gz * conj_if_complex(y * pow(x, y - 1)))
+        gy = _grad_or_zero(y, gz * conj_if_complex(log(x) * z))
         return [gx, gy]
 
 
@@ -192,8 +192,8 @@ class ArcTan2(BinaryScalarOp):
             return [zero_grad_for(y), zero_grad_for(x)]
         # d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
         r2 = x * x + y * y
-        gy = zero_grad_for(y) if is_discrete(y) else gz * x / r2
-        gx = zero_grad_for(x) if is_discrete(x) else neg(gz) * y / r2
+        gy = _grad_or_zero(y, gz * x / r2)
+        gx = _grad_or_zero(x, neg(gz) * y / r2)
         return [gy, gx]
 
 
@@ -207,8 +207,8 @@ class Hypot(BinaryScalarOp):
         (x, y), (z,), (gz,) = inputs, outputs, output_grads
         if is_discrete(z):
             return [zero_grad_for(x), zero_grad_for(y)]
-        gx = zero_grad_for(x) if is_discrete(x) else gz * x / z
-        gy = zero_grad_for(y) if is_discrete(y) else gz * y / z
+        gx = _grad_or_zero(x, gz * x / z)
+        gy = _grad_or_zero(y, gz * y / z)
         return [gx, gy]
 
 
@@ -325,8 +325,8 @@ class LogAddExp(BinaryScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         (x, y), (z,), (gz,) = inputs, outputs, output_grads
         # dz/dx = e^x / (e^x + e^y) = e^(x - z)
-        gx = zero_grad_for(x) if is_discrete(x) else gz * exp(x - z)
-        gy = zero_grad_for(y) if is_discrete(y) else gz * exp(y - z)
+        gx = _grad_or_zero(x, gz * exp(x - z))
+        gy = _grad_or_zero(y, gz * exp(y - z))
         return [gx, gy]
 
 
@@ -339,8 +339,8 @@ class LogAddExp2(BinaryScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         (x, y), (z,), (gz,) = inputs, outputs, output_grads
         # dz/dx = 2^x / (2^x + 2^y) = 2^(x - z)
-        gx = zero_grad_for(x) if is_discrete(x) else gz * exp2(x - z)
-        gy = zero_grad_for(y) if is_discrete(y) else gz * exp2(y - z)
+        gx = _grad_or_zero(x, gz * exp2(x - z))
+        gy = _grad_or_zero(y, gz * exp2(y - z))
         return [gx, gy]
 
 

@@ -14,7 +14,7 @@ import math
 import scipy.special as sp
 
 from arignote.graph.grad_types import grad_not_implemented, grad_undefined
-from arignote.scalar.arithmetic import ge, neg, switch
+from arignote.scalar.arithmetic import _grad_or_zero, ge, neg, switch
 from arignote.scalar.basic import (
     BinaryScalarOp,
     FloatUnaryOp,
@@ -31,8 +31,12 @@ SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
 
 
 def _grad_term(x, term):
-    """``term`` as the gradient for ``x`` (conjugated for complex x); zero for discrete x."""
-    return zero_grad_for(x) if is_discrete(x) else conj_if_complex(term)
+    """``term`` as the gradient for ``x`` (conjugated for complex x).
+
+    An integer ``x`` gets the same derivative, in a float dtype: the functions are defined
+    between the integers (see the Op contract's mixed-dot example).
+    """
+    return _grad_or_zero(x, conj_if_complex(term))
 
 
 # -- error functions -------------------------------------------------------------------------
@@ -152,8 +156,7 @@ def _gamma_density(a, x):
 
 
 def _gammainc_shape_grad(op, a):
-    if is_discrete(a):
-        return zero_grad_for(a)
+    # (an integer a changes nothing: P(a, x) is defined for real a, see the Op contract)
     # d/da of P(a, x) involves a hypergeometric (Meijer G) function: no closed form here.
     reason = "The derivative with respect to the shape a has no closed form."
     return grad_not_implemented(op, 0, a, reason)
@@ -199,8 +202,8 @@ class BetaInc(ScalarOp):
         density = exp(xlogy(a - 1, x) + xlog1py(b - 1, neg(x)) - betaln(a, b))
         reason = "The derivative with respect to a shape parameter has no closed form here."
         return [
-            zero_grad_for(a) if is_discrete(a) else grad_not_implemented(self, 0, a, reason),
-            zero_grad_for(b) if is_discrete(b) else grad_not_implemented(self, 1, b, reason),
+            grad_not_implemented(self, 0, a, reason),  # integer or not: defined for real a
+            grad_not_implemented(self, 1, b, reason),
             _grad_term(x, gz * density),
         ]
 
@@ -308,8 +311,7 @@ class Jv(BinaryScalarOp):
 
 
 def _bessel_order_grad(op, v):
-    if is_discrete(v):
-        return zero_grad_for(v)
+    # Bessel functions are defined for real orders: an integer v does not make this zero
     return grad_not_implemented(
         op, 0, v, "The derivative with respect to the order has no closed form."
     )

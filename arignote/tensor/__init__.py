@@ -24,6 +24,7 @@ from arignote.tensor.basic import (
 from arignote.tensor.blas import *
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from arignote.tensor.extra_ops import *
+from arignote.tensor.gradient_ops import *
 from arignote.tensor.indexing_ops import *
 from arignote.tensor.join import *
 from arignote.tensor.math import *

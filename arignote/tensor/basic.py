@@ -13,12 +13,14 @@ from arignote.graph.grad_types import grad_not_implemented
 from arignote.graph.op import Op
 from arignote.scalar.basic import (
     ScalarType,
+    discrete_dtypes,
     get_scalar_type,
     grad_dtype,
     is_python_scalar,
     python_scalar_dtype,
     upcast,
 )
+from arignote.scalar.basic import constant as scalar_constant
 from arignote.tensor.type import TensorType, tensor_type
 
 
@@ -118,7 +120,9 @@ class TensorFromScalar(Op):
         return [()]
 
     def grad(self, inputs, output_grads):
-        (gz,) = output_grads
+        (s,), (gz,) = inputs, output_grads
+        if s.type.dtype in discrete_dtypes:
+            return [scalar_constant(0, grad_dtype(s))]  # integer-valued output: step function
         return [scalar_from_tensor(gz)]
 
     def R_op(self, inputs, eval_points):
@@ -143,7 +147,9 @@ class ScalarFromTensor(Op):
         return [()]
 
     def grad(self, inputs, output_grads):
-        (gz,) = output_grads
+        (t,), (gz,) = inputs, output_grads
+        if t.type.dtype in discrete_dtypes:
+            return [t.zeros_like(dtype=grad_dtype(t))]  # integer-valued output: step function
         return [tensor_from_scalar(gz)]
 
     def R_op(self, inputs, eval_points):
@@ -178,10 +184,13 @@ class MakeVector(Op):
         return [(len(node.inputs),)]
 
     def grad(self, inputs, output_grads):
+        (gz,) = output_grads
+        if self.dtype in discrete_dtypes:  # integer-valued output: step function
+            return [x.zeros_like(dtype=grad_dtype(x)) for x in inputs]
         # Picking element i of the output gradient needs indexing (arignote.tensor.subtensor).
         if _vector_element is None:
-            return [grad_not_implemented(self, i, x) for i, x in enumerate(inputs)]
-        (gz,) = output_grads
+            reason = "Indexing (arignote.tensor.subtensor) is not available."
+            return [grad_not_implemented(self, i, x, reason) for i, x in enumerate(inputs)]
         return [_vector_element(gz, i).astype(grad_dtype(x)) for i, x in enumerate(inputs)]
 
     def R_op(self, inputs, eval_points):

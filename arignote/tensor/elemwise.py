@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from arignote.graph.basic import Apply, Constant, Variable
-from arignote.graph.grad_types import NullTypeGradError, is_disconnected, is_null
+from arignote.graph.grad_types import grad_not_implemented, is_disconnected, is_null
 from arignote.graph.op import Op
 from arignote.graph.traversal import io_toposort
 from arignote.graph.utils import FrozenDict
@@ -103,9 +103,10 @@ class DimShuffle(Op):
         grad_order = [
             "x" if d in self.drop else self.new_order.index(d) for d in range(self.input_ndim)
         ]
-        gx = DimShuffle(gz.type.ndim, grad_order)(gz)
         if x.type.dtype in discrete_dtypes:
-            return [gx]
+            # an integer-valued output is a step function of its input: zero gradient
+            return [x.zeros_like(dtype=grad_dtype(x))]
+        gx = DimShuffle(gz.type.ndim, grad_order)(gz)
         return [gx.astype(x.type.dtype)]
 
     def R_op(self, inputs, eval_points):
@@ -262,27 +263,37 @@ class Elemwise(Op):
         return [_fit_gradient(term, inp) for term, inp in zip(terms, inputs)]
 
     def R_op(self, inputs, eval_points):
-        if all(ev is None for ev in eval_points):
-            return [None] * len(self.make_node(*inputs).outputs)
         outputs = self(*inputs, return_list=True)
-        results = []
-        for k, out in enumerate(outputs):
-            seeds = [o.ones_like() if j == k else o.zeros_like() for j, o in enumerate(outputs)]
-            partials = self._elementwise_partials(inputs, outputs, seeds)
-            total = None
-            for partial, ev in zip(partials, eval_points):
-                if ev is None or is_disconnected(partial):
-                    continue
-                if is_null(partial):  # a tangent along an input without a derivative
-                    raise NullTypeGradError(f"R_op of {self}: {partial.type.why_null}")
-                if isinstance(partial, Constant) and np.all(partial.data == 0):
-                    continue
-                term = partial * ev  # J is diagonal: (J v)_i = df/dx_i * v_i
-                total = term if total is None else total + term
-            if total is not None and out.type.dtype in continuous_dtypes:
-                total = total.astype(out.type.dtype)
-            results.append(total)
-        return results
+        if all(ev is None for ev in eval_points):
+            return [None] * len(outputs)
+        return [self._output_tangent(inputs, outputs, k, eval_points) for k in range(len(outputs))]
+
+    def _output_tangent(self, inputs, outputs, k: int, eval_points) -> Variable | None:
+        """Tangent of output ``k``: the Jacobian is diagonal, ``(J v)_i = sum_j dy/dx_j v_j``."""
+        out = outputs[k]
+        if out.type.dtype in discrete_dtypes:
+            return None  # integer-valued: no tangent
+        seeds = [
+            o.ones_like(dtype=grad_dtype(o)) if j == k else o.zeros_like(dtype=grad_dtype(o))
+            for j, o in enumerate(outputs)
+        ]
+        partials = self._elementwise_partials(inputs, outputs, seeds)
+        total, flat = None, False
+        for partial, ev in zip(partials, eval_points):
+            if ev is None or is_disconnected(partial):
+                continue
+            if is_null(partial):
+                return partial
+            if isinstance(partial, Constant) and np.all(partial.data == 0):
+                flat = True  # a zero derivative (floor, sign...): connected, no contribution
+                continue
+            term = partial * ev  # the partial has the output's shape; ev broadcasts like x_j
+            total = term if total is None else total + term
+        if total is None:
+            return out.zeros_like() if flat else None
+        if total.type.dtype != out.type.dtype:
+            total = total.astype(out.type.dtype)
+        return total
 
     def _elementwise_partials(self, inputs, outputs, output_grads) -> list:
         """Per-input gradient terms, not yet summed over broadcast dimensions."""
@@ -343,6 +354,8 @@ def _fit_gradient(term: Variable, inp: Variable) -> Variable:
         term = term.sum(axis=summed, keepdims=True)
     if any(t == 1 and s != 1 for t, s in zip(term.type.shape, inp.type.shape)):
         term = term + inp.zeros_like(dtype=term.type.dtype)  # broadcast up to inp's shape
+    if inp.type.dtype in continuous_dtypes and term.type.dtype != inp.type.dtype:
+        term = term.astype(inp.type.dtype)  # e.g. float64 constants in a float32 derivative
     return term
 
 
@@ -425,6 +438,18 @@ class CAReduce(Op):
         (shape,) = input_shapes
         axes = self._reduced_axes(len(shape))
         return [tuple(s for d, s in enumerate(shape) if d not in axes)]
+
+    def L_op(self, inputs, outputs, output_grads):
+        # Subclasses (Sum, Max, ...) give the rule of their scalar op; a generic reduction has
+        # none, except that an integer-valued result is a step function of its input.
+        (x,), (out,) = inputs, outputs
+        if out.type.dtype in discrete_dtypes:
+            return [x.zeros_like(dtype=grad_dtype(x))]
+        return [
+            grad_not_implemented(
+                self, 0, x, f"No derivative rule for a reduction with {self.scalar_op}."
+            )
+        ]
 
     def __str__(self) -> str:
         axis = "" if self.axis is None else "axis=[" + ", ".join(map(str, self.axis)) + "], "

@@ -10,6 +10,7 @@ import numpy as np
 from arignote.graph.basic import Apply, Variable
 from arignote.graph.grad_types import disconnected
 from arignote.graph.op import Op
+from arignote.scalar.basic import discrete_dtypes, grad_dtype
 from arignote.tensor.basic import (
     NotScalarConstantError,
     as_tensor_variable,
@@ -189,7 +190,12 @@ class SpecifyShape(Op):
 
     def grad(self, inputs, output_grads):
         (gz,) = output_grads
-        return [specify_shape(gz, _lengths_of(self, inputs))] + [disconnected()] * (len(inputs) - 1)
+        x = inputs[0]
+        if x.type.dtype in discrete_dtypes:
+            gx = x.zeros_like(dtype=grad_dtype(x))  # integer-valued output: step function
+        else:
+            gx = specify_shape(gz, _lengths_of(self, inputs))
+        return [gx] + [disconnected()] * (len(inputs) - 1)
 
     def R_op(self, inputs, eval_points):
         if eval_points[0] is None:

@@ -1,4 +1,4 @@
-"""Tensor shared variables: ``shared(np.zeros(3))`` and friends."""
+"""Tensor shared variables: ``shared(np.zeros(3))``, ``shared(1.5)`` and friends."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from typing import Any
 import numpy as np
 
 from arignote.graph.shared import SharedVariable, shared_constructor
-from arignote.scalar.basic import is_python_scalar, python_scalar_dtype
+from arignote.scalar.basic import is_python_scalar
 from arignote.tensor.type import TensorType
 from arignote.tensor.variable import _TensorOperators
 
 
 class TensorSharedVariable(_TensorOperators, SharedVariable):
-    """A shared variable holding an ndarray."""
+    """A shared variable holding an ndarray (its dtype and number of dimensions are fixed)."""
 
 
 @shared_constructor
@@ -26,18 +26,30 @@ def tensor_constructor(
     shape: tuple | None = None,
     broadcastable: tuple | None = None,
 ):
-    """Shared tensor of the value's dtype and ndim; lengths stay free unless ``shape`` is given."""
+    """Shared tensor of the value's dtype and ndim; lengths stay free unless ``shape`` is given.
+
+    Python numbers take NumPy's default dtype for them (``1.5`` is float64, ``3`` int64,
+    ``True`` bool), whatever ``floatX`` is, as in PyTensor. ``broadcastable`` is the older
+    spelling of a shape with 1 where True.
+    """
     if is_python_scalar(value):
-        value = np.asarray(value, dtype=python_scalar_dtype(value))
+        value = np.asarray(value)
     if not isinstance(value, (np.ndarray, np.generic)):
         raise TypeError(f"expected an ndarray or a number, got {type(value).__name__}")
-    value = np.asarray(value) if borrow else np.array(value, copy=True)
     if value.dtype.kind not in "biufc":
         raise TypeError(f"expected numeric data, got dtype {value.dtype}")
+    value = np.asarray(value) if borrow else np.array(value, copy=True)
     if broadcastable is not None:
+        if shape is not None:
+            raise TypeError("shared() takes shape or broadcastable, not both")
         shape = tuple(1 if b else None for b in broadcastable)
     if shape is None:
         shape = (None,) * value.ndim
+    elif len(shape) != value.ndim:
+        raise ValueError(
+            f"shared(): shape {tuple(shape)} has {len(shape)} dimensions but the value has "
+            f"{value.ndim} (shape {value.shape})"
+        )
     ttype = TensorType(value.dtype, shape)
     return TensorSharedVariable(
         ttype, value, strict=strict, allow_downcast=allow_downcast, name=name

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Any
 
@@ -12,15 +11,14 @@ from arignote.compile import function, get_mode
 from arignote.graph.op import Op
 from arignote.tensor.type import float_tolerances
 from arignote.testing.gradcheck import numeric_grad, verify_grad
-
-
-def fetch_seed(pseed: Any = None) -> int:
-    """A seed for test randomness: ``pseed``, else ``$ARIGNOTE_TEST_SEED``, else 42."""
-    seed = pseed if pseed is not None else os.environ.get("ARIGNOTE_TEST_SEED", 42)
-    try:
-        return int(seed)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"A test seed must be an integer, got {seed!r}") from err
+from arignote.testing.rop import (
+    BreakRop,
+    RopLopChecker,
+    break_op,
+    check_nondiff_rop,
+    check_rop_lop,
+)
+from arignote.testing.seeds import fetch_seed
 
 
 def assert_allclose(
@@ -109,8 +107,13 @@ class InferShapeTester:
 
 
 __all__ = [
+    "BreakRop",
     "InferShapeTester",
+    "RopLopChecker",
     "assert_allclose",
+    "break_op",
+    "check_nondiff_rop",
+    "check_rop_lop",
     "fetch_seed",
     "numeric_grad",
     "verify_grad",

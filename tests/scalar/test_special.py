@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import scipy.special as sp
 
@@ -66,8 +67,15 @@ def test_polygamma_order_gradient_undefined():
     )
 
 
-def test_integer_parameters_get_zero_gradients():
+def test_integer_parameters_are_differentiated_like_real_ones():
+    """An integer input of a float-valued function has the derivative a float one would have
+    (the Op contract's mixed-dot example): the Bessel order has none written."""
     v, x = ps.int64("v"), ps.float64("x")
-    gv = grad(ps.iv(v, x), v)
-    assert gv.type.dtype == "float64"
-    assert arignote.function([v, x], gv, on_unused_input="ignore")(1, 0.5) == 0
+    with pytest.raises(NullTypeGradError, match="order"):
+        grad(ps.iv(v, x), v)
+    n, y = ps.int64("n"), ps.float64("y")
+    gn = grad(ps.xlogy(n, y), n)  # d/dn n log(y) = log(y)
+    assert gn.type.dtype == "float64"
+    assert arignote.function([n, y], gn, on_unused_input="ignore")(3, 0.5) == pytest.approx(
+        np.log(0.5)
+    )

@@ -10,6 +10,7 @@ from arignote.tensor.rewriting import (
     blas,
     elemwise,
     fusion,
+    gradient_ops,
     inplace,
     math,
     products,

@@ -1,0 +1,133 @@
+"""Pickling compiled graphs without recursion.
+
+Pickle follows references depth first, so a graph pickled as linked ``Variable``/``Apply``
+objects needs a few stack frames per node along its longest path: a chain of a few hundred
+nodes exceeds Python's recursion limit. A compiled function is therefore pickled with its graph
+*flattened*: the variables as a list (each saved without its ``owner``), the nodes as
+``(op, input indices, output indices)`` in topological order. Unpickling rebuilds the same
+structure node by node. The function's ``In``/``Out`` specifications are saved as positions in
+that list, so the user's own graphs (which may be just as deep) are not pickled at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arignote.graph.basic import Apply, AtomicVariable, Variable
+from arignote.graph.fg import FunctionGraph
+from arignote.graph.shared import SharedVariable
+
+# Fields rebuilt from the structure rather than saved with each variable; a shared variable's
+# default update was already compiled into the graph and is not needed to run it.
+_NOT_SAVED = ("owner", "index", "clients", "_default_update")
+
+
+def _variable_state(var: Variable) -> dict:
+    state = var.__getstate__() if hasattr(var, "__getstate__") else var.__dict__
+    state = dict(state or {})
+    for name in _NOT_SAVED:
+        state.pop(name, None)
+    return state
+
+
+class FlatGraph:
+    """A FunctionGraph as flat lists, picklable whatever the depth of the graph.
+
+    ``index`` (not pickled) maps each variable of the original graph to its position.
+    """
+
+    def __init__(self, fgraph: FunctionGraph) -> None:
+        self.index: dict[Variable, int] = {}
+        self.variables: list[tuple[type, dict]] = []
+        self.inputs = [self._ref(v) for v in fgraph.inputs]
+        self.nodes = [
+            (
+                node.op,
+                [self._ref(v) for v in node.inputs],
+                [self._ref(v) for v in node.outputs],
+                node.tag,
+            )
+            for node in fgraph.toposort()
+        ]
+        self.outputs = [self._ref(v) for v in fgraph.outputs]
+        self.update_mapping = fgraph.update_mapping
+
+    def _ref(self, var: Variable) -> int:
+        position = self.index.get(var)
+        if position is None:
+            position = self.index[var] = len(self.variables)
+            self.variables.append((type(var), _variable_state(var)))
+        return position
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["index"]
+        return state
+
+    def rebuild(self) -> tuple[FunctionGraph, list[Variable]]:
+        """The FunctionGraph, and its variables in the order of ``self.variables``."""
+        variables = [_new_variable(cls, state) for cls, state in self.variables]
+        for op, inputs, outputs, tag in self.nodes:
+            node = Apply(op, [variables[i] for i in inputs], [variables[o] for o in outputs])
+            node.tag = tag
+        fgraph = FunctionGraph(
+            [variables[i] for i in self.inputs],
+            [variables[o] for o in self.outputs],
+            clone=False,
+            update_mapping=self.update_mapping,
+        )
+        return fgraph, variables
+
+
+def _new_variable(cls: type, state: dict) -> Variable:
+    var = cls.__new__(cls)
+    if not issubclass(cls, AtomicVariable):
+        var.__dict__.update(owner=None, index=None)
+    var.__dict__.update(state)
+    if issubclass(cls, SharedVariable):
+        var.__dict__.setdefault("_default_update", None)
+    return var
+
+
+def flat_maker_state(maker: Any) -> dict:
+    """The pickled state of a FunctionMaker: its graph flattened, its specs as positions."""
+    state = maker.__dict__.copy()
+    state.pop("linker", None)
+    state["rewrite_trace"] = None  # the history of the rewriting is not needed to run
+    fgraph = maker.fgraph
+    flat = FlatGraph(fgraph)
+    reverse_updates = {j: i for i, j in (fgraph.update_mapping or {}).items()}
+    inputs, input_refs = [], []
+    for j, inp in enumerate(maker.inputs):
+        update_ref = (
+            flat.index[fgraph.outputs[reverse_updates[j]]] if j in reverse_updates else None
+        )
+        input_refs.append((flat.index[fgraph.inputs[j]], update_ref))
+        inputs.append(_copy_spec(inp, variable=None, update=None))
+    output_refs = [flat.index[fgraph.outputs[i]] for i in range(len(maker.outputs))]
+    state["inputs"] = inputs
+    state["outputs"] = [_copy_spec(out, variable=None) for out in maker.outputs]
+    state["fgraph"] = flat
+    state["_spec_refs"] = (input_refs, output_refs)
+    return state
+
+
+def restore_maker_state(state: dict) -> dict:
+    """Inverse of :func:`flat_maker_state`: rebuild the graph and re-point the specs."""
+    state = dict(state)
+    fgraph, variables = state["fgraph"].rebuild()
+    input_refs, output_refs = state.pop("_spec_refs")
+    for spec, (var_ref, update_ref) in zip(state["inputs"], input_refs):
+        spec.variable = variables[var_ref]
+        spec.update = variables[update_ref] if update_ref is not None else None
+    for spec, var_ref in zip(state["outputs"], output_refs):
+        spec.variable = variables[var_ref]
+    state["fgraph"] = fgraph
+    return state
+
+
+def _copy_spec(spec: Any, **changes: Any) -> Any:
+    new = object.__new__(type(spec))
+    new.__dict__.update(spec.__dict__)
+    new.__dict__.update(changes)
+    return new

@@ -1,0 +1,304 @@
+"""Benchmark workloads of ../shared/BENCHMARKS.md on arignote and, when installed, other engines.
+
+Usage::
+
+    python bench/run.py                     # every workload defined here
+    python bench/run.py W1 W2 --rounds 31   # some workloads, more rounds
+
+Each workload builds one callable per engine (arignote with its default checks, arignote with
+``trust_input``, NumPy eager, and PyTensor / JAX when they can be imported: they are skipped
+cleanly otherwise). Engines are *interleaved*: every round times a batch of calls of each
+engine in turn, so that machine noise hits them alike; the table shows the median time per
+call over the rounds and its ratio to NumPy eager measured in the same run. Thread counts are
+set to 1 before NumPy is imported.
+
+Adding a workload: write ``def workload_<id>() -> Workload`` returning the engines' callables
+(built once, outside the timing) and a check that they agree, and list it in ``WORKLOADS``.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import arignote  # noqa: E402
+import arignote.tensor as pt  # noqa: E402
+
+
+@dataclass
+class Workload:
+    """One benchmark: a description, the unit, and ``{engine: zero-argument callable}``."""
+
+    name: str
+    unit: str  # "us" or "ms"
+    calls: dict[str, Callable[[], object]] = field(default_factory=dict)
+    reference: str = "numpy eager"
+
+
+def _have(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+# -- W1: per-call overhead of a tiny elementwise function -----------------------------------------
+
+
+def _w1_arignote(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -> None:
+    ttype = pt.TensorType("float64", (None,) * a_value.ndim)
+    a, b = ttype("a"), ttype("b")
+    f = arignote.function([a, b], a * b + pt.exp(a) - pt.log(b))
+    trusted = arignote.function([a, b], a * b + pt.exp(a) - pt.log(b), trust_input=True)
+    workload.calls["arignote"] = lambda: f(a_value, b_value)
+    workload.calls["arignote trust_input"] = lambda: trusted(a_value, b_value)
+
+
+def _w1_pytensor(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -> None:
+    if not _have("pytensor"):
+        return
+    import pytensor
+    import pytensor.tensor as ptt
+
+    a = ptt.tensor("a", dtype="float64", shape=(None,) * a_value.ndim)
+    b = ptt.tensor("b", dtype="float64", shape=(None,) * a_value.ndim)
+    out = a * b + ptt.exp(a) - ptt.log(b)
+    for label, mode in (("pytensor default", None), ("pytensor C", "FAST_RUN")):
+        try:
+            f = pytensor.function([a, b], out, mode=mode)
+        except Exception as err:  # a missing compiler or backend: report and go on
+            print(f"  ({label} unavailable: {type(err).__name__})")
+            continue
+        workload.calls[label] = lambda f=f: f(a_value, b_value)
+        trusted = pytensor.function([a, b], out, mode=mode)
+        trusted.trust_input = True
+        workload.calls[f"{label} trust_input"] = lambda f=trusted: f(a_value, b_value)
+
+
+def _w1_jax(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -> None:
+    if not _have("jax"):
+        return
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+    f = jax.jit(lambda a, b: a * b + jnp.exp(a) - jnp.log(b))
+    f(a_value, b_value).block_until_ready()
+    workload.calls["jax jit"] = lambda: f(a_value, b_value).block_until_ready()
+
+
+def _w1(shape: tuple) -> Workload:
+    rng = np.random.default_rng(0)
+    a_value = rng.uniform(0.5, 1.5, size=shape)
+    b_value = rng.uniform(0.5, 1.5, size=shape)
+    name = "W1 f(a, b) = a*b + exp(a) - log(b), " + ("0-d" if not shape else f"shape {shape}")
+    workload = Workload(name, "us")
+    workload.calls["numpy eager"] = lambda: a_value * b_value + np.exp(a_value) - np.log(b_value)
+    _w1_arignote(a_value, b_value, workload)
+    _w1_pytensor(a_value, b_value, workload)
+    _w1_jax(a_value, b_value, workload)
+    return workload
+
+
+def workload_W1() -> Workload:
+    return _w1(())
+
+
+def workload_W1v() -> Workload:
+    return _w1((10,))
+
+
+# -- W2: log-density and gradient (the sampler's hot loop) ----------------------------------------
+
+LOG_2PI = float(np.log(2 * np.pi))
+
+
+def _w2_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(1)
+    y = rng.normal(0.3, 1.7, size=100)
+    return y, np.array(0.2), np.array(0.4)
+
+
+def _w2_numpy(y: np.ndarray) -> Callable:
+    def logp_and_grad(mu: np.ndarray, log_sigma: np.ndarray) -> list:
+        sigma = np.exp(log_sigma)
+        z = (y - mu) / sigma
+        logp = np.sum(-0.5 * z**2 - log_sigma - 0.5 * LOG_2PI)
+        return [logp, np.sum(z / sigma), np.sum(z**2 - 1.0)]
+
+    return logp_and_grad
+
+
+def _w2_arignote(y: np.ndarray, workload: Workload, mu_v, ls_v) -> None:
+    mu, log_sigma = pt.dscalar("mu"), pt.dscalar("log_sigma")
+    data = pt.constant(y, name="y")
+    logp = (-0.5 * ((data - mu) / pt.exp(log_sigma)) ** 2 - log_sigma - 0.5 * LOG_2PI).sum()
+    outputs = [logp, *arignote.grad(logp, [mu, log_sigma])]
+    f = arignote.function([mu, log_sigma], outputs)
+    trusted = arignote.function([mu, log_sigma], outputs, trust_input=True)
+    workload.calls["arignote"] = lambda: f(mu_v, ls_v)
+    workload.calls["arignote trust_input"] = lambda: trusted(mu_v, ls_v)
+
+
+def _w2_pytensor(y: np.ndarray, workload: Workload, mu_v, ls_v) -> None:
+    if not _have("pytensor"):
+        return
+    import pytensor
+    import pytensor.tensor as ptt
+
+    mu, log_sigma = ptt.dscalar("mu"), ptt.dscalar("log_sigma")
+    logp = (-0.5 * ((y - mu) / ptt.exp(log_sigma)) ** 2 - log_sigma - 0.5 * LOG_2PI).sum()
+    outputs = [logp, *pytensor.grad(logp, [mu, log_sigma])]
+    for label, mode in (("pytensor default", None), ("pytensor C", "FAST_RUN")):
+        try:
+            f = pytensor.function([mu, log_sigma], outputs, mode=mode)
+        except Exception as err:
+            print(f"  ({label} unavailable: {type(err).__name__})")
+            continue
+        workload.calls[label] = lambda f=f: f(mu_v, ls_v)
+        trusted = pytensor.function([mu, log_sigma], outputs, mode=mode)
+        trusted.trust_input = True
+        workload.calls[f"{label} trust_input"] = lambda f=trusted: f(mu_v, ls_v)
+
+
+def _w2_jax(y: np.ndarray, workload: Workload, mu_v, ls_v) -> None:
+    if not _have("jax"):
+        return
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+
+    def logp(mu, log_sigma):
+        return jnp.sum(-0.5 * ((y - mu) / jnp.exp(log_sigma)) ** 2 - log_sigma - 0.5 * LOG_2PI)
+
+    both = jax.jit(lambda mu, ls: [logp(mu, ls), *jax.grad(logp, argnums=(0, 1))(mu, ls)])
+    jax.block_until_ready(both(mu_v, ls_v))
+    workload.calls["jax jit"] = lambda: jax.block_until_ready(both(mu_v, ls_v))
+
+
+def workload_W2() -> Workload:
+    y, mu_v, ls_v = _w2_data()
+    workload = Workload("W2 normal log-density + gradient, 100 points", "us")
+    numpy_fn = _w2_numpy(y)
+    workload.calls["numpy eager"] = lambda: numpy_fn(mu_v, ls_v)
+    _w2_arignote(y, workload, mu_v, ls_v)
+    _w2_pytensor(y, workload, mu_v, ls_v)
+    _w2_jax(y, workload, mu_v, ls_v)
+    return workload
+
+
+WORKLOADS: dict[str, Callable[[], Workload]] = {
+    "W1": workload_W1,
+    "W1v": workload_W1v,
+    "W2": workload_W2,
+}
+
+
+# -- timing --------------------------------------------------------------------------------------
+
+
+def check_agreement(workload: Workload) -> None:
+    """Every engine must compute what NumPy eager computes (or the benchmark is meaningless)."""
+    reference = workload.calls[workload.reference]()
+    for engine, call in workload.calls.items():
+        got = call()
+        for expected, value in zip(np.atleast_1d(_as_list(reference)), _as_list(got)):
+            if not np.allclose(np.asarray(value), np.asarray(expected), rtol=1e-7, atol=1e-9):
+                raise AssertionError(f"{workload.name}: {engine} disagrees with the reference")
+
+
+def _as_list(value: object) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def batch_size(call: Callable, target_seconds: float = 0.02) -> int:
+    """Calls per timed batch so that one batch lasts about ``target_seconds``."""
+    n = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(n):
+            call()
+        elapsed = time.perf_counter() - start
+        if elapsed > target_seconds / 4 or n >= 1 << 20:
+            return max(1, int(n * target_seconds / max(elapsed, 1e-9)))
+        n *= 2
+
+
+def measure(workload: Workload, rounds: int) -> dict[str, list[float]]:
+    """Seconds per call of each engine, one sample per interleaved round."""
+    sizes = {engine: batch_size(call) for engine, call in workload.calls.items()}
+    samples: dict[str, list[float]] = {engine: [] for engine in workload.calls}
+    for _ in range(rounds):
+        for engine, call in workload.calls.items():
+            n = sizes[engine]
+            start = time.perf_counter()
+            for _ in range(n):
+                call()
+            samples[engine].append((time.perf_counter() - start) / n)
+    return samples
+
+
+def report(workload: Workload, samples: dict[str, list[float]]) -> str:
+    """Median and minimum per call, and the ratio of medians to the reference engine.
+
+    The minimum is the least disturbed batch: on a shared, loaded machine it is the better
+    estimate of the cost itself, the median of what a user sees.
+    """
+    scale = 1e6 if workload.unit == "us" else 1e3
+    medians = {engine: statistics.median(values) for engine, values in samples.items()}
+    anchor = medians[workload.reference]
+    anchor_min = min(samples[workload.reference])
+    lines = [
+        f"{workload.name}  ({workload.unit} per call; ratios to {workload.reference})",
+        f"  {'engine':<28} {'median':>10} {'min':>10} {'ratio':>7} {'ratio(min)':>10}",
+    ]
+    for engine, seconds in medians.items():
+        best = min(samples[engine])
+        lines.append(
+            f"  {engine:<28} {seconds * scale:>10.3f} {best * scale:>10.3f} "
+            f"{seconds / anchor:>6.2f}x {best / anchor_min:>9.2f}x"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("workloads", nargs="*", default=list(WORKLOADS), help="e.g. W1 W2")
+    parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds (median)")
+    args = parser.parse_args(argv)
+    unknown = [w for w in args.workloads if w not in WORKLOADS]
+    if unknown:
+        parser.error(f"unknown workloads {unknown}; known: {sorted(WORKLOADS)}")
+    print(
+        f"arignote {arignote.__version__}, NumPy {np.__version__}, "
+        f"Python {platform.python_version()}"
+    )
+    print(
+        f"{platform.machine()}, {os.cpu_count()} CPUs, threads: OMP={os.environ['OMP_NUM_THREADS']}"
+    )
+    skipped = [name for name in ("pytensor", "jax") if not _have(name)]
+    if skipped:
+        print(f"not installed, skipped: {', '.join(skipped)}")
+    for name in args.workloads:
+        workload = WORKLOADS[name]()
+        check_agreement(workload)
+        print(report(workload, measure(workload, args.rounds)))
+
+
+if __name__ == "__main__":
+    main()

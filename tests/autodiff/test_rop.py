@@ -1,0 +1,150 @@
+"""``Rop``: R_op per op, the double-L_op fallback, non-differentiable paths, options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import arignote
+import arignote.tensor as pt
+from arignote.gradient import (
+    DisconnectedInputError,
+    DisconnectedType,
+    GradientNotDefinedError,
+    NullTypeGradError,
+    Rop,
+    grad_undefined,
+)
+from arignote.graph.basic import Apply
+from arignote.graph.op import Op
+from arignote.testing import break_op, check_rop_lop
+
+
+def _eval(outputs, inputs, values):
+    return arignote.function(inputs, outputs, on_unused_input="ignore")(*values)
+
+
+class CubeNoRop(Op):
+    """x ** 3 with a gradient but no R_op: Rop must go through the double-L_op trick."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = inputs[0] ** 3
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return input_shapes
+
+    def grad(self, inputs, output_grads):
+        return [output_grads[0] * 3 * inputs[0] ** 2]
+
+
+class Opaque(CubeNoRop):
+    """x ** 3 without any derivative."""
+
+    __props__ = ()
+
+    def grad(self, inputs, output_grads):
+        return Op.grad(self, inputs, output_grads)
+
+
+class UndefinedRop(CubeNoRop):
+    __props__ = ()
+
+    def R_op(self, inputs, eval_points):
+        return [grad_undefined(self, 0, inputs[0], "no tangent here")]
+
+
+GRAPHS = {
+    "elemwise": lambda x, y: pt.exp(x) * pt.sin(y) + x / (y * y + 1.0),
+    "dot": lambda x, y: pt.tanh(pt.dot(x, y.T)),
+    "reductions": lambda x, y: x.sum(axis=0) * y.max(axis=0) + x.min(axis=0),
+    "reshape_dimshuffle": lambda x, y: (x.reshape((4, 3)) * y.T.reshape((4, 3))).dimshuffle(1, 0),
+    "no_rop_fallback": lambda x, y: CubeNoRop()(x) * y,
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_rop_matches_finite_differences_and_lop(name, rng):
+    check_rop_lop(GRAPHS[name], [rng.normal(size=(3, 4)), rng.normal(size=(3, 4))], rng=rng)
+
+
+@pytest.mark.parametrize("use_op", [True, False])
+def test_rop_by_op_or_by_double_lop_agree(use_op, rng):
+    x, v = pt.dvector("x"), pt.dvector("v")
+    y = pt.exp(CubeNoRop()(x)) * x
+    jvp = Rop(y, x, v, use_op_rop_implementation=use_op)
+    xv, vv = rng.uniform(-1, 1, size=5), rng.normal(size=5)
+    expected = (np.exp(xv**3) * (3 * xv**3 + 1)) * vv
+    np.testing.assert_allclose(_eval(jvp, [x, v], [xv, vv]), expected)
+
+
+def test_rop_structure_follows_f():
+    x, v = pt.dvector("x"), pt.dvector("v")
+    assert not isinstance(Rop(x * 2, x, v), (list, tuple))
+    assert isinstance(Rop([x * 2], x, v), list)
+    assert isinstance(Rop((x * 2, x * 3), [x], [v]), tuple)
+
+
+def test_rop_of_a_wrt_variable_is_its_eval_point(rng):
+    x, v = pt.dvector("x"), pt.dvector("v")
+    vv = rng.normal(size=3)
+    np.testing.assert_allclose(_eval(Rop(x, x, v), [x, v], [vv, vv]), vv)
+
+
+def test_non_differentiable_path_is_disconnected(rng):
+    x, v = pt.dvector("x"), pt.dvector("v")
+    y = break_op(x) * 2.0
+    with pytest.raises(DisconnectedInputError):
+        Rop(y, x, v)
+    with pytest.warns(UserWarning, match="does not depend"):
+        Rop(y, x, v, disconnected_outputs="warn")
+    zero = Rop(y, x, v, disconnected_outputs="ignore")
+    np.testing.assert_array_equal(_eval(zero, [x, v], [np.ones(3), np.ones(3)]), np.zeros(3))
+    assert Rop(y, x, v, disconnected_outputs="ignore", return_disconnected="none") is None
+    marker = Rop(y, x, v, disconnected_outputs="ignore", return_disconnected="disconnected")
+    assert isinstance(marker.type, DisconnectedType)
+
+
+def test_integer_valued_output_has_no_tangent():
+    x, v = pt.dmatrix("x"), pt.dmatrix("v")
+    with pytest.raises(DisconnectedInputError):
+        Rop(pt.argmax(x, axis=0), x, v)
+
+
+def test_op_without_any_derivative_is_named():
+    x, v = pt.dvector("x"), pt.dvector("v")
+    with pytest.raises(GradientNotDefinedError, match="Opaque"):
+        Rop(Opaque()(x), x, v)
+
+
+def test_undefined_tangent_raises_with_its_reason():
+    x, v = pt.dvector("x"), pt.dvector("v")
+    with pytest.raises(NullTypeGradError, match="no tangent here"):
+        Rop(pt.exp(UndefinedRop()(x)), x, v)
+
+
+def test_partial_tangents_and_multiple_wrt(rng):
+    x, y = pt.dvector("x"), pt.dvector("y")
+    vx, vy = pt.dvector("vx"), pt.dvector("vy")
+    out = x * y
+    jx = Rop(out, x, vx)  # y held fixed
+    jxy = Rop(out, [x, y], [vx, vy])
+    xv, yv, a, b = (rng.normal(size=3) for _ in range(4))
+    got_x, got_xy = _eval([jx, jxy], [x, y, vx, vy], [xv, yv, a, b])
+    np.testing.assert_allclose(got_x, a * yv)
+    np.testing.assert_allclose(got_xy, a * yv + xv * b)
+
+
+def test_eval_points_must_match_wrt():
+    x = pt.dvector("x")
+    with pytest.raises(ValueError, match="eval point"):
+        Rop(x * 2, x, pt.dmatrix())
+    with pytest.raises(ValueError, match="eval points"):
+        Rop(x * 2, [x], [pt.dvector(), pt.dvector()])
+    with pytest.raises(ValueError, match="disconnected_outputs"):
+        Rop(x * 2, x, pt.dvector(), disconnected_outputs="never")

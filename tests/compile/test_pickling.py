@@ -1,0 +1,108 @@
+"""Pickling and copying compiled functions, graphs and shared variables."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import arignote
+import arignote.tensor as pt
+from arignote import In, function
+from arignote.graph.basic import equal_computations
+from arignote.graph.fg import FunctionGraph
+
+
+def _accumulator():
+    state = arignote.shared(np.zeros(2), name="state")
+    inc = pt.dvector("inc")
+    acc = function([inc], state * 2, updates=[(state, state + inc)], name="acc")
+    return acc, state
+
+
+def test_pickled_function_matches_the_original(rng):
+    x, y = pt.dmatrices("x", "y")
+    z = pt.dscalar("z")
+    f = function(
+        [x, In(y, value=np.ones((2, 3))), In(z, value=2.0, name="scale")],
+        {"total": (pt.exp(x) * y).sum() * z, "first": x.sum(axis=0)},
+        name="f",
+    )
+    g = pickle.loads(pickle.dumps(f))
+    xv = rng.normal(size=(2, 3))
+    expected, got = f(xv), g(xv)
+    assert got.keys() == expected.keys()
+    for key in expected:
+        np.testing.assert_allclose(got[key], expected[key])
+    np.testing.assert_allclose(g(xv, scale=3.0)["total"], f(xv, scale=3.0)["total"])
+    assert g.name == "f" and str(g) == str(f)
+
+
+def test_unpickled_function_keeps_its_shared_state():
+    acc, state = _accumulator()
+    acc(np.ones(2))
+    restored = pickle.loads(pickle.dumps(acc))
+    np.testing.assert_array_equal(restored(np.ones(2)), [2.0, 2.0])  # state was [1, 1]
+    np.testing.assert_array_equal(restored(np.ones(2)), [4.0, 4.0])
+    # PyTensor's semantics: the unpickled function has its own copy of the shared state; the
+    # original shared variable is not touched by it.
+    np.testing.assert_array_equal(state.get_value(), [1.0, 1.0])
+
+
+def test_pickling_a_function_with_its_shared_variable_keeps_them_linked():
+    acc, state = _accumulator()
+    restored_acc, restored_state = pickle.loads(pickle.dumps((acc, state)))
+    restored_acc(np.full(2, 5.0))
+    np.testing.assert_array_equal(restored_state.get_value(), [5.0, 5.0])
+    restored_state.set_value(np.zeros(2))
+    np.testing.assert_array_equal(restored_acc(np.zeros(2)), [0.0, 0.0])
+    np.testing.assert_array_equal(state.get_value(), [0.0, 0.0])
+
+
+def test_pickling_keeps_trust_input_and_mode():
+    x = pt.dvector("x")
+    f = function([x], x + 1, mode="FAST_COMPILE", trust_input=True)
+    g = pickle.loads(pickle.dumps(f))
+    assert g.trust_input
+    assert g.maker.mode.optimizer_spec == "fast_compile"
+    np.testing.assert_array_equal(g(np.zeros(2)), [1.0, 1.0])
+
+
+def test_deepcopy_of_function_is_independent():
+    acc, state = _accumulator()
+    twin = copy.deepcopy(acc)
+    twin(np.ones(2))
+    np.testing.assert_array_equal(state.get_value(), [0.0, 0.0])
+    np.testing.assert_array_equal(twin(np.ones(2)), [2.0, 2.0])
+
+
+def test_graphs_and_shared_variables_pickle_and_deepcopy(rng):
+    x = pt.dmatrix("x")
+    w = arignote.shared(rng.normal(size=(3, 2)), name="w")
+    out = pt.tanh(pt.dot(x, w)).sum()
+    fgraph = FunctionGraph([x, w], [out], clone=True)
+    for copied in (pickle.loads(pickle.dumps(fgraph)), copy.deepcopy(fgraph)):
+        copied.check_integrity()
+        assert len(copied.apply_nodes) == len(fgraph.apply_nodes)
+        assert not equal_computations(copied.outputs, fgraph.outputs)  # new variables
+        assert equal_computations(copied.outputs, fgraph.outputs, copied.inputs, fgraph.inputs)
+        xv = rng.normal(size=(4, 3))
+        f_copy = function(copied.inputs[:1], copied.outputs[0])
+        np.testing.assert_allclose(f_copy(xv), np.tanh(xv @ w.get_value()).sum())
+    w2 = pickle.loads(pickle.dumps(w))
+    np.testing.assert_array_equal(w2.get_value(), w.get_value())
+    assert w2.type == w.type and w2.name == "w"
+    var = pickle.loads(pickle.dumps(out))
+    assert str(var.owner.op) == str(out.owner.op)
+
+
+def test_pickling_a_deep_graph():
+    x = pt.dscalar("x")
+    out = x
+    for _ in range(300):
+        out = out * 1.001 + 0.5
+    f = function([x], out, mode="FAST_COMPILE")
+    g = pickle.loads(pickle.dumps(f))
+    assert g(1.0) == pytest.approx(f(1.0))
