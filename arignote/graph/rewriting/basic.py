@@ -431,9 +431,14 @@ class EquilibriumGraphRewriter(GraphRewriter):
         self.fire_counts = {}
         max_uses = max(100, int(self.max_use_ratio * max(len(fgraph.apply_nodes), 1)))
         changed_any = False
-        for _ in range(self.max_passes):
-            changed = self._run_graph_rewriters(fgraph)
-            changed |= self._run_node_rewriters(fgraph, max_uses)
+        for pass_ in range(self.max_passes):
+            touched: deque = deque()
+            changed = self._run_graph_rewriters(fgraph, touched)
+            if pass_ and not changed:
+                return changed_any  # the node rewriters were at their fixed point already
+            # After the first pass, only what the graph rewriters touched can match anew.
+            seed = fgraph.toposort() if pass_ == 0 else touched
+            changed |= self._run_node_rewriters(fgraph, max_uses, seed)
             changed_any |= changed
             if not changed or not self.graph_rewriters:
                 return changed_any
@@ -444,17 +449,25 @@ class EquilibriumGraphRewriter(GraphRewriter):
         )
         return changed_any
 
-    def _run_graph_rewriters(self, fgraph: FunctionGraph) -> bool:
+    def _run_graph_rewriters(self, fgraph: FunctionGraph, touched: deque) -> bool:
+        """Run the graph rewriters, collecting in ``touched`` the nodes their changes reach."""
+        if not self.graph_rewriters:
+            return False
         changed = False
-        for rewriter in self.graph_rewriters:
-            try:
-                changed |= bool(rewriter.apply(fgraph))
-            except Exception as err:
-                handle_rewrite_error(rewriter, None, err)
+        follower = _NodeQueue(touched, revisit_clients=True)
+        fgraph.attach_feature(follower)
+        try:
+            for rewriter in self.graph_rewriters:
+                try:
+                    changed |= bool(rewriter.apply(fgraph))
+                except Exception as err:
+                    handle_rewrite_error(rewriter, None, err)
+        finally:
+            fgraph.remove_feature(follower)
         return changed
 
-    def _run_node_rewriters(self, fgraph: FunctionGraph, max_uses: int) -> bool:
-        queue: deque = deque(fgraph.toposort())
+    def _run_node_rewriters(self, fgraph: FunctionGraph, max_uses: int, seed: Any) -> bool:
+        queue: deque = deque(seed)
         follower = _NodeQueue(queue, revisit_clients=True)
         fgraph.attach_feature(follower)
         changed = False
