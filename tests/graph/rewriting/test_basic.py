@@ -32,6 +32,7 @@ from tests.graph.rewriting.toy import (
     mul,
     neg,
     num,
+    sub,
     to_other,
     variables,
 )
@@ -325,3 +326,17 @@ def test_copy_stack_trace():
 
 def test_toy_type_check():
     assert num.filter(3) == 3.0
+
+
+def test_equilibrium_revisits_what_the_merge_touched():
+    """--x -> x makes two exp(x) identical; the merge joins them; only then x - x -> 0 fires."""
+    (x,) = variables("x")
+
+    @node_rewriter([sub])
+    def sub_self(fgraph, node):
+        a, b = node.inputs
+        return [const(0.0)] if a is b else None
+
+    fg = fgraph_of(sub(exp(neg(neg(x))), exp(x)))
+    EquilibriumGraphRewriter([MergeOptimizer(), local_neg_neg, sub_self]).rewrite(fg)
+    assert fg.outputs[0].data == 0.0
