@@ -17,7 +17,7 @@ from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.grad_types import disconnected, is_disconnected, is_null
 from arignote.graph.op import HasInnerGraph
 from arignote.graph.traversal import io_toposort
-from arignote.scalar.arithmetic import add, identity
+from arignote.scalar.arithmetic import Add, Mul, Neg, Sub, TrueDiv, add, identity
 from arignote.scalar.basic import ScalarOp, ScalarType, as_scalar, constant, grad_dtype
 
 __all__ = ["Composite"]
@@ -41,7 +41,7 @@ class Composite(ScalarOp, HasInnerGraph):
         self.nout = len(self.outputs)
         self.nodes = io_toposort(self.inputs, self.outputs)
         self.signature = _signature(self.inputs, self.outputs, self.nodes)
-        self._impl: dict[bool, Callable] = {}  # buffered? -> generated function
+        self._impl: dict[str, Callable] = {}  # mode -> generated function
 
     # -- the HasInnerGraph interface ------------------------------------------------------------
 
@@ -56,7 +56,7 @@ class Composite(ScalarOp, HasInnerGraph):
     @property
     def fn(self) -> Callable:
         """The generated NumPy function (``fn(*arrays)`` returns the outputs)."""
-        return self._function(buffered=False)
+        return self._function("plain")
 
     def clone(self) -> Composite:
         return Composite(self.inputs, self.outputs, self.name)
@@ -83,18 +83,24 @@ class Composite(ScalarOp, HasInnerGraph):
 
     def elementwise(self, *arrays: Any) -> Any:
         first = arrays[0]
-        shape = getattr(first, "shape", ())
-        same = shape and all(type(a) is np.ndarray and a.shape == shape for a in arrays)
-        return self._function(buffered=bool(same))(*arrays)
+        shape = getattr(first, "shape", None)
+        if shape == () and all(type(a) is np.ndarray and not a.ndim for a in arrays):
+            # NumPy scalars have fast arithmetic operators: much cheaper than ufunc calls on
+            # 0-d arrays, with the same types and results
+            return self._function("scalar")(*[a[()] for a in arrays])
+        if shape and all(type(a) is np.ndarray and a.shape == shape for a in arrays):
+            return self._function("buffered")(*arrays)
+        return self._function("plain")(*arrays)
 
     def impl(self, *inputs: Any) -> Any:
-        return self._function(buffered=False)(*inputs)
+        return self._function("plain")(*inputs)
 
-    def _function(self, buffered: bool) -> Callable:
-        """The generated function (made on first use: big composites take a while to compile)."""
-        fn = self._impl.get(buffered)
+    def _function(self, mode: str) -> Callable:
+        """The generated function for ``mode`` ("plain", "buffered" or "scalar"), made on
+        first use (big composites take a while to compile)."""
+        fn = self._impl.get(mode)
         if fn is None:
-            fn = self._impl[buffered] = _generate(self, buffered)
+            fn = self._impl[mode] = _generate(self, mode)
         return fn
 
     # -- derivatives ------------------------------------------------------------------------
@@ -233,6 +239,11 @@ def _constant_ref(var: Variable) -> tuple:
 # -- code generation -------------------------------------------------------------------------
 
 
+#: Scalar ops written as Python operators in the "scalar" variant (NumPy scalars implement them
+#: with the ufuncs' types and results, minus the call overhead).
+_OPERATORS = {Add: "+", Sub: "-", Mul: "*", TrueDiv: "/", Neg: "-"}
+
+
 def _is_plain_ufunc(op: ScalarOp) -> bool:
     """Whether ``op`` computes exactly ``op.nfunc`` (a ufunc, so ``out=`` may be passed)."""
     return isinstance(op.nfunc, np.ufunc) and type(op).elementwise is ScalarOp.elementwise
@@ -263,9 +274,10 @@ class _Emitter:
     receive a later result (``out=``).
     """
 
-    def __init__(self, composite: Composite, buffered: bool) -> None:
+    def __init__(self, composite: Composite, mode: str) -> None:
         self.composite = composite
-        self.buffered = buffered
+        self.buffered = mode == "buffered"
+        self.scalar = mode == "scalar"
         self.globals: dict = {}
         self.names: dict = {v: f"i{k}" for k, v in enumerate(composite.inputs)}
         self.lines: list[str] = []
@@ -297,7 +309,11 @@ class _Emitter:
         if full:
             self.full.update(outs)
         reuse = self.buffered and full and len(outs) == 1 and _writes_own_dtype(node)
-        if reuse:
+        operator = _OPERATORS.get(type(node.op)) if self.scalar else None
+        if operator is not None:
+            expression = f"{operator}{args[0]}" if len(args) == 1 else f" {operator} ".join(args)
+            self.lines.append(f"{outs[0]} = {expression}")
+        elif reuse:
             self._emit_ufunc(node, fn, args, outs[0])
         elif len(outs) == 1 and _is_plain_ufunc(node.op) and len(args) > node.op.nfunc.nin:
             self._emit_fold(fn, args, outs[0])
@@ -344,9 +360,9 @@ def _last_uses(composite: Composite) -> dict:
     return last
 
 
-def _generate(composite: Composite, buffered: bool) -> Callable:
+def _generate(composite: Composite, mode: str) -> Callable:
     """Compile the inner graph into a Python function over NumPy arrays or scalars."""
-    emitter = _Emitter(composite, buffered)
+    emitter = _Emitter(composite, mode)
     for position, node in enumerate(composite.nodes):
         emitter.emit(position, node)
     namespace = dict(emitter.globals)

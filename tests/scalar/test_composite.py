@@ -18,8 +18,8 @@ from arignote.testing import verify_grad
 x, y = ps.float64("x"), ps.float64("y")
 
 
-def _source(composite, buffered):
-    emitter = _Emitter(composite, buffered)
+def _source(composite, mode):
+    emitter = _Emitter(composite, mode)
     for position, node in enumerate(composite.nodes):
         emitter.emit(position, node)
     return emitter.source()
@@ -51,7 +51,7 @@ def test_multiple_outputs(rng):
 
 def test_buffered_code_reuses_dead_temporaries():
     c = Composite([x], [ps.exp(ps.exp(ps.exp(x * 2.0) + 1.0) * 3.0)])
-    plain, buffered = _source(c, False), _source(c, True)
+    plain, buffered = _source(c, "plain"), _source(c, "buffered")
     assert "out=" not in plain
     assert buffered.count("out=") >= 3  # five steps, at most two fresh arrays
     inputs = np.linspace(-1, 0, 7)
@@ -138,3 +138,17 @@ def test_elemwise_of_composite_compiles(rng):
     fn = arignote.function([a, b], Elemwise(c)(a, b), mode=arignote.Mode(optimizer=None))
     va, vb = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
     np.testing.assert_allclose(fn(va, vb), np.exp(va) - vb)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8"])
+def test_zero_dimensional_inputs_use_operators_with_numpy_types(dtype):
+    a, b = ps.get_scalar_type(dtype)("a"), ps.get_scalar_type(dtype)("b")
+    c = Composite([a, b], [(a * b + a) - ps.neg(b)])
+    source = _source(c, "scalar")
+    assert " * " in source and "= f" not in source  # operators, no function calls
+    va, vb = np.asarray(100, dtype=dtype), np.asarray(3, dtype=dtype)
+    with np.errstate(over="ignore"):
+        got = c.elementwise(va, vb)
+        expected = np.subtract(np.add(np.multiply(va, vb), va), np.negative(vb))
+    assert np.asarray(got).dtype == expected.dtype  # int8 wraps, float32 stays float32
+    np.testing.assert_array_equal(got, expected)
