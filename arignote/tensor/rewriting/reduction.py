@@ -46,6 +46,20 @@ def local_reduce_length_one_axes(fgraph, node):
     return [new]
 
 
+@register_rewrite("canonicalize", "reductions")
+@node_rewriter(list(_SIMPLE_REDUCTIONS))
+def local_reduce_all_axes(fgraph, node):
+    """reduce(x, axis=(0, ..., ndim-1)) -> reduce(x, axis=None): one spelling, so they merge."""
+    (x,) = node.inputs
+    if node.op.axis is None or node.op.axis != tuple(range(x.type.ndim)) or not x.type.ndim:
+        return None
+    new = _with_axes(node.op, None)(x)
+    if new.type != node.outputs[0].type:
+        return None
+    copy_stack_trace(node.outputs[0], new)
+    return [new]
+
+
 def _same_sum_types(inner: Sum, outer: Sum) -> bool:
     return inner.dtype == outer.dtype and inner.acc_dtype == outer.acc_dtype
 

@@ -50,3 +50,10 @@ def test_reduce_of_reduce_needs_the_same_reduction_and_a_single_use():
     )
     assert isinstance(new[0].owner.op, Sum)
     assert isinstance(m.max(axis=0).owner.op, Max)
+
+
+def test_reductions_over_every_axis_are_spelled_alike():
+    v = pt.dvector("v")
+    assert_rewrites_to(v.sum(axis=0), v.sum())
+    assert_rewrites_to(m.max(axis=(0, 1)), m.max())
+    assert_not_fired(m.sum(axis=0), "local_reduce_all_axes")
