@@ -17,7 +17,7 @@ from arignote.tensor.alloc import alloc, as_size, is_sequence, shape_entries, st
 from arignote.tensor.basic import as_tensor_variable, constant
 from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.join import join, split
-from arignote.tensor.math import maximum, minimum, mod, mul, switch
+from arignote.tensor.math import eq, maximum, minimum, mod, mul, switch
 from arignote.tensor.reduction import Sum, _sum_dtype, normalize_axes
 from arignote.tensor.reshape import flatten, reshape
 from arignote.tensor.shape import shape_i, shape_padleft, shape_tuple
@@ -79,15 +79,14 @@ class CumOp(Op):
         return [shape]
 
     def L_op(self, inputs, outputs, output_grads):
-        (x,), (out,), (gz,) = inputs, outputs, output_grads
+        (x,), (gz,) = inputs, output_grads
         if x.type.dtype in discrete_dtypes:
             return [x.zeros_like(dtype=grad_dtype(x))]
         axis = 0 if self.axis is None else self.axis
         if self.mode == "add":
             g = _reverse_cumsum(gz, axis)  # d out_j / d x_i = 1 for i <= j
         else:
-            # d out_j / d x_i = out_j / x_i for i <= j (NaN where x_i == 0)
-            g = _reverse_cumsum(gz * out, axis) / (flatten(x) if self.axis is None else x)
+            g = _cumprod_vjp(flatten(x) if self.axis is None else x, gz, axis)
         if self.axis is None:
             g = reshape(g, shape_tuple(x), ndim=x.type.ndim)
         return [g.astype(x.type.dtype)]
@@ -98,8 +97,9 @@ class CumOp(Op):
             return [None]
         if self.mode == "add":
             return [self(ev)]  # linear
-        # J v = out * cumsum(v / x) (NaN where x == 0, like the gradient)
-        return [self(x) * CumOp(self.axis, "add")(ev / x)]
+        if self.axis is None:
+            return [_cumprod_jvp(flatten(x), flatten(ev), 0)]
+        return [_cumprod_jvp(x, ev, self.axis)]
 
     def __str__(self) -> str:
         name = "CumSum" if self.mode == "add" else "CumProd"
@@ -119,6 +119,37 @@ def _reverse_cumsum(g: Variable, axis: int) -> Variable:
     return flip(CumOp(axis, "add")(flip(g, axis)), axis)
 
 
+# The derivatives of cumprod, exact where x has zeros (no division by a zero x_i).
+# With out_j = prod_{k <= j} x_k, d out_j / d x_i = prod_{k <= j, k != i} x_k for i <= j.
+# Let nz be x with its zeros replaced by 1, Q = cumprod(nz) and Z = cumsum(x == 0) (the zeros
+# seen so far). For x_i != 0 the partial is Q_j / x_i where Z_j == 0 (else 0); for x_i == 0 it
+# is Q_j where Z_j == 1 (x_i is then the only zero up to j), else 0.
+
+
+def _cumprod_parts(x: Variable, axis: int) -> tuple[Variable, Variable, Variable, Variable]:
+    """``(is_zero, nz, Q, Z)`` of the comment above, along ``axis``."""
+    is_zero = eq(x, 0)
+    nz = switch(is_zero, constant(1, dtype=x.type.dtype), x)
+    return is_zero, nz, CumOp(axis, "mul")(nz), CumOp(axis, "add")(is_zero)
+
+
+def _cumprod_vjp(x: Variable, gz: Variable, axis: int) -> Variable:
+    """sum_{j >= i} gz_j * d out_j / d x_i."""
+    is_zero, nz, q, zeros = _cumprod_parts(x, axis)
+    weighted = gz * q
+    before_any_zero = _reverse_cumsum(switch(eq(zeros, 0), weighted, 0), axis) / nz
+    after_first_zero = _reverse_cumsum(switch(eq(zeros, 1), weighted, 0), axis)
+    return switch(is_zero, after_first_zero, before_any_zero)
+
+
+def _cumprod_jvp(x: Variable, v: Variable, axis: int) -> Variable:
+    """sum_{i <= j} d out_j / d x_i * v_i."""
+    is_zero, nz, q, zeros = _cumprod_parts(x, axis)
+    from_nonzeros = switch(eq(zeros, 0), CumOp(axis, "add")(v / nz), 0)
+    from_first_zero = switch(eq(zeros, 1), CumOp(axis, "add")(switch(is_zero, v, 0)), 0)
+    return q * (from_nonzeros + from_first_zero)
+
+
 def _cum(x: Any, axis: Any, mode: str) -> Variable:
     x = as_tensor_variable(x)
     if axis is not None:
@@ -134,7 +165,8 @@ def cumsum(x: Any, axis: int | None = None) -> Variable:
 def cumprod(x: Any, axis: int | None = None) -> Variable:
     """Cumulative product along ``axis`` (None: of the flattened tensor), like ``np.cumprod``.
 
-    Its gradient divides by the input, so it is NaN where the input is zero.
+    Its first derivatives (gradient and R_op) are exact where the input holds zeros (no
+    division by a zero element); at such points the second derivative is not (as for prod).
     """
     return _cum(x, axis, "mul")
 

@@ -168,7 +168,8 @@ class Prod(CAReduce):
     """Product over ``axis`` (None: all axes): ``np.prod(x, axis)``.
 
     Its derivative is exact when the input holds zeros: d prod / d x_i is the product of the
-    other elements, computed without dividing by x_i.
+    other elements, computed without dividing by x_i. (Second derivatives at such points are
+    not: the masks that pick the zeros out have no derivative.)
     """
 
     __props__ = ("axis", "dtype", "acc_dtype")

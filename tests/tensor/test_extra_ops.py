@@ -8,6 +8,7 @@ import pytest
 
 import arignote
 import arignote.tensor as pt
+from arignote.testing import verify_grad
 
 
 def _run(inputs, outputs, *values):
@@ -156,3 +157,39 @@ def test_flip_is_its_own_gradient(rng):
     g = arignote.grad((pt.flip(x, 0) * weights).sum(), x)
     np.testing.assert_array_equal(_run([x], g, np.ones((3, 4))), weights[::-1])
     assert pt.flip(x, ()) is x
+
+
+def _cumprod_jacobian(value):
+    """d cumprod(value)_j / d value_i by brute force: the product of the others up to j."""
+    n = len(value)
+    rows = [
+        [np.prod(np.delete(value[: j + 1], i)) if i <= j else 0.0 for i in range(n)]
+        for j in range(n)
+    ]
+    return np.array(rows)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[0.7, 0.0, -1.3, 0.0, 0.9], [0.0, 0.0, 2.0, 1.5, -1.0], [1.2, -0.5, 2.0, 1.5, 0.0]],
+)
+def test_cumprod_derivatives_are_exact_at_zeros(value, rng):
+    value = np.array(value)
+    x, v = pt.vector("x"), pt.vector("v")
+    weights, tangent = rng.normal(size=5), rng.normal(size=5)
+    out = pt.cumprod(x)
+    g = arignote.grad((out * weights).sum(), x)
+    jvp = arignote.gradient.Rop(out, x, v)
+    got_g, got_jvp = _run([x, v], [g, jvp], value, tangent)
+    np.testing.assert_allclose(got_g, weights @ _cumprod_jacobian(value))
+    np.testing.assert_allclose(got_jvp, _cumprod_jacobian(value) @ tangent)
+
+
+def test_cumprod_second_derivative(rng):
+    # away from zeros (at a zero only the first derivative is exact, as for prod)
+    weights = rng.normal(size=(2, 5))
+    verify_grad(
+        lambda x: arignote.grad((pt.cumprod(x, axis=1) * weights).sum(), x),
+        [rng.uniform(0.5, 1.5, size=(2, 5))],
+        rng=rng,
+    )
