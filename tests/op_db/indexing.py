@@ -480,6 +480,24 @@ def _diff_samples(rng):
     ]
 
 
+def _diff_edges_samples(rng):
+    m = rng.normal(size=(4, 6))
+    return [
+        Sample((m, rng.normal(size=(4, 2)), rng.normal(size=(4, 1))), name="arrays"),
+        Sample((m, rng.normal(size=(1, 6)), 2.5), {"n": 2, "axis": 0}, name="scalar_append"),
+        Sample((m, np.asarray(-1.0), np.asarray(3.0)), {"axis": 0}, name="0d_edges"),
+        Sample((m > 0, True, np.zeros((4, 1), dtype=bool)), name="bool"),
+    ]
+
+
+def _diff_edges_build(a, prepend, append, **kwargs):
+    return pt.diff(a, prepend=prepend, append=append, **kwargs)
+
+
+def _diff_edges_ref(a, prepend, append, **kwargs):
+    return np.diff(a, prepend=prepend, append=append, **kwargs)
+
+
 def _choose_samples(rng):
     a = rng.integers(0, 3, size=(3, 4))
     choices = [rng.normal(size=(3, 4)), rng.normal(size=(4,)), rng.normal(size=(1, 4))]
@@ -501,5 +519,13 @@ def _choose_ref(a, *choices, mode="raise"):
 register(
     OpInfo("bincount", pt.bincount, np.bincount, _bincount_samples, FLOAT_DTYPES, pt.BinCount),
     OpInfo("diff", pt.diff, np.diff, _diff_samples, ALL_DTYPES, pt.Subtensor),
+    OpInfo(
+        "diff[prepend_append]",
+        _diff_edges_build,
+        _diff_edges_ref,
+        _diff_edges_samples,
+        ALL_DTYPES,
+        (pt.Subtensor, pt.Join, pt.Alloc),
+    ),
     OpInfo("choose", _choose_build, _choose_ref, _choose_samples, ALL_DTYPES, pt.Choose),
 )

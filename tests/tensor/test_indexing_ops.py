@@ -120,6 +120,23 @@ def test_diff_errors_and_uint_wraparound():
         pt.diff(pt.scalar())
 
 
+def test_diff_prepend_append(rng):
+    x = pt.matrix("x")
+    value = rng.normal(size=(3, 4))
+    # n=0 returns x untouched, as NumPy does (the edges are ignored)
+    assert pt.diff(x, n=0, prepend=1.0) is x
+    # NumPy does not broadcast a 1-d prepend to a matrix: both refuse the mismatch
+    with pytest.raises(ValueError):
+        np.diff(value, axis=0, prepend=np.ones(4))
+    with pytest.raises(ValueError, match="Join"):
+        pt.diff(x, axis=0, prepend=np.ones(4))
+    expected = np.diff(value, axis=0, prepend=np.ones((1, 4)), append=0)
+    got = _run([x], pt.diff(x, axis=0, prepend=np.ones((1, 4)), append=0), value)
+    np.testing.assert_allclose(got, expected)
+    with pytest.raises(ValueError):
+        pt.diff(pt.tensor(shape=(3, 4)), prepend=np.ones((2, 1, 1)))
+
+
 def test_choose_errors_and_tensor_choices(rng):
     a = pt.lvector("a")
     stacked = pt.tensor(dtype="float64", shape=(2, None), name="stacked")
