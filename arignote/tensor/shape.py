@@ -295,11 +295,17 @@ def expand_dims(x: Any, axis: Any) -> Variable:
 
 
 def squeeze(x: Any, axis: Any = None) -> Variable:
-    """``x`` without the length-1 dimensions ``axis`` (by default, all of static length 1).
+    """``x`` without the length-1 dimensions ``axis``, like ``np.squeeze``.
 
-    Like ``np.squeeze``. A dimension named in ``axis`` whose length is not known statically is
-    checked at run time (through :func:`specify_shape`); one statically known to differ from 1
-    raises ``ValueError`` now.
+    Without ``axis``, only the dimensions whose length is statically known to be 1 (in
+    ``x.type.shape``) are removed: unlike NumPy, a dimension that turns out to have length 1
+    only when the function runs is kept, since the number of dimensions of the result must be
+    known when the graph is built. Name it in ``axis`` (or ``specify_shape`` it) to remove it.
+
+    A dimension named in ``axis`` whose length is not known statically is checked at run time
+    (through :func:`specify_shape`, which raises an ``AssertionError`` naming the dimension,
+    its length and the expected 1); one statically known to differ from 1 raises
+    ``ValueError`` when the graph is built.
     """
     x = as_tensor_variable(x)
     if axis is None:

@@ -23,8 +23,10 @@ def test_squeeze_of_an_unknown_length_is_checked_at_run_time():
     x = pt.matrix("x")
     fn = arignote.function([x], pt.squeeze(x, axis=0))
     assert fn(np.ones((1, 3))).shape == (3,)
-    with pytest.raises(AssertionError, match="SpecifyShape"):
+    with pytest.raises(AssertionError, match="SpecifyShape: dimension 0 has length 2, expected 1"):
         fn(np.ones((2, 3)))
+    # without axis, a length 1 known only at run time stays (the result is still a matrix)
+    assert _run([x], pt.squeeze(x), np.ones((1, 3))).shape == (1, 3)
 
 
 def test_squeeze_of_a_known_length_other_than_one_raises():
