@@ -349,10 +349,16 @@ def unique(
     axis: int | None = None,
     *,
     equal_nan: bool = True,
+    sorted: bool = True,
 ) -> Variable | tuple[Variable, ...]:
     """The sorted unique elements of ``ar`` (or unique slices along ``axis``), like
     ``np.unique``, with the optional indices of first occurrences, inverse (``x`` rebuilt as
-    ``take(values, inverse)`` for ``axis=None``) and counts, as a tuple in NumPy's order."""
+    ``take(values, inverse)`` for ``axis=None``) and counts, as a tuple in NumPy's order.
+
+    The values are always sorted: ``sorted=False`` (NumPy 2.3) is accepted, and NumPy allows a
+    sorted result for it too.
+    """
+    del sorted  # see the docstring: sorting is always allowed
     ar = as_tensor_variable(ar)
     if axis is not None:
         axis = normalize_axis(axis, ar.type.ndim, "unique")
