@@ -627,11 +627,28 @@ class AllocDiag(_DiagOp):
         return [self(eval_points[0], *inputs[1:])]  # linear in the diagonal
 
 
+def _static_offset(offset: Any, context: str) -> int:
+    """A diagonal offset known when the graph is built (it is a prop of the diagonal ops)."""
+    if isinstance(offset, Variable):
+        value = static_int(offset)
+        if value is None:
+            raise TypeError(
+                f"{context}: the offset must be an int known when the graph is built, got the "
+                f"symbolic {offset} ({offset.type})"
+            )
+        return value
+    if not isinstance(offset, (int, np.integer)) or isinstance(offset, bool):
+        raise TypeError(f"{context}: the offset must be an int, got {offset!r}")
+    return int(offset)
+
+
 def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variable:
     """Diagonal ``offset`` of ``x`` in the plane ``(axis1, axis2)``, like ``np.diagonal``.
 
-    The result has the other dimensions of ``x`` first and the diagonal last.
+    The result has the other dimensions of ``x`` first and the diagonal last. ``offset`` is
+    an int (or a constant): it is a property of the op, as in PyTensor.
     """
+    offset = _static_offset(offset, "diagonal")
     x = as_tensor_variable(x)
     if x.type.ndim < 2:
         raise ValueError(f"diagonal needs at least 2 dimensions, got {x.type}")
@@ -639,14 +656,14 @@ def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variabl
     a2 = _one_axis(axis2, x.type.ndim, "diagonal")
     if a1 == a2:
         raise ValueError(f"diagonal: axis1 and axis2 cannot be the same ({axis1}, {axis2})")
-    return ExtractDiag(int(offset), a1, a2)(x)
+    return ExtractDiag(offset, a1, a2)(x)
 
 
 def diag(v: Any, k: int = 0) -> Variable:
     """Like ``np.diag``: the matrix with vector ``v`` on diagonal ``k``, or the diagonal ``k``
-    of matrix ``v``."""
+    of matrix ``v`` (``k`` is an int known when the graph is built)."""
     v = as_tensor_variable(v)
-    k = int(k)
+    k = _static_offset(k, "diag")
     if v.type.ndim == 1:
         n = shape_i(v, 0) + builtins.abs(k)
         return AllocDiag(k, 0, 1)(v, n, n)
@@ -656,7 +673,10 @@ def diag(v: Any, k: int = 0) -> Variable:
 
 
 def trace(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None):
-    """Sum along diagonal ``offset`` of ``x`` (in the plane ``(axis1, axis2)``), ``np.trace``."""
+    """Sum along diagonal ``offset`` of ``x`` (in the plane ``(axis1, axis2)``), ``np.trace``.
+
+    ``offset`` is an int known when the graph is built.
+    """
     return diagonal(x, offset, axis1, axis2).sum(axis=-1, dtype=dtype)
 
 

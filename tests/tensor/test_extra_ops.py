@@ -119,6 +119,16 @@ def test_diagonal_errors_and_shapes():
     assert pt.diag(pt.tensor(shape=(3,)), -2).type.shape == (5, 5)
 
 
+def test_diagonal_offsets_must_be_known_when_built():
+    x, k = pt.matrix(), pt.lscalar("k")
+    for build in (pt.diagonal, pt.trace, lambda m, o: pt.diag(m[0], o)):
+        with pytest.raises(TypeError, match="offset must be an int known when the graph is built"):
+            build(x, k)
+    with pytest.raises(TypeError, match="offset must be an int"):
+        pt.diagonal(x, 1.5)
+    assert pt.diagonal(x, pt.constant(2)).owner.op.offset == 2
+
+
 def test_alloc_diag_checks_the_diagonal_length():
     with pytest.raises(ValueError, match="does not fit"):
         pt.AllocDiag(0, 0, 1)(pt.tensor(shape=(3,)), 2, 5)
