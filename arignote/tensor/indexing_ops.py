@@ -496,6 +496,10 @@ def choose(a: Any, choices: Any, mode: str = "raise") -> Variable:
     ``choices`` is a list of tensors (or a tensor whose first axis of known length lists
     them); ``a`` and the choices broadcast together. ``mode`` ("raise", "wrap", "clip") says
     what out-of-range entries of ``a`` do.
+
+    Differences from NumPy: the number of choices must be known when the graph is built, and
+    (as for elementwise ops) only dimensions of static length 1 broadcast; other length
+    mismatches raise when the function runs. The result has the common dtype of the choices.
     """
     return Choose(mode)(a, *_choice_list(choices))
 
