@@ -20,13 +20,13 @@ from arignote.tensor.join import join, split
 from arignote.tensor.math import eq, maximum, minimum, mod, mul, switch
 from arignote.tensor.reduction import Sum, _sum_dtype, normalize_axes
 from arignote.tensor.reshape import flatten, reshape
-from arignote.tensor.shape import shape_i, shape_padleft, shape_tuple
+from arignote.tensor.shape import as_axis, shape_i, shape_padleft, shape_tuple
 from arignote.tensor.type import tensor_type
 
 
 def _one_axis(axis: Any, ndim: int, context: str) -> int:
     try:
-        (axis,) = normalize_axes(int(axis), ndim)
+        (axis,) = normalize_axes(as_axis(axis, context), ndim)
     except ValueError as err:
         raise ValueError(f"{context}: {err}") from err
     return axis

@@ -19,16 +19,17 @@ from arignote.tensor.index_spec import check_runtime_value, sum_to_type
 from arignote.tensor.join import concatenate
 from arignote.tensor.reduction import sum as tensor_sum
 from arignote.tensor.reshape import flatten
-from arignote.tensor.shape import shape_i, shape_padleft
+from arignote.tensor.shape import as_axis, shape_i, shape_padleft
 from arignote.tensor.subtensor import getitem
 from arignote.tensor.type import tensor_type
 
 
 def normalize_axis(axis: Any, ndim: int, name: str) -> int:
     """``axis`` as a non-negative int, or ValueError naming ``name``."""
-    if not -ndim <= int(axis) < max(ndim, 1) or ndim == 0:
+    axis = as_axis(axis, name)
+    if not -ndim <= axis < max(ndim, 1) or ndim == 0:
         raise ValueError(f"{name}: axis {axis} is out of bounds for a {ndim}-d tensor")
-    return int(axis) % ndim
+    return axis % ndim
 
 
 def _check_integer(name: str, var: Variable, what: str) -> None:
@@ -370,19 +371,20 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
     unchanged, ignoring them, as NumPy does.
     """
     a = as_tensor_variable(a)
-    if int(n) < 0:
+    n = as_axis(n, "diff", "the order n")
+    if n < 0:
         raise ValueError(f"diff: order must be non-negative but got {n}")
     if a.type.ndim == 0:
         raise ValueError("diff requires input that is at least one dimensional")
     axis = normalize_axis(axis, a.type.ndim, "diff")
-    if int(n) == 0:
+    if n == 0:
         return a
     pieces = [_diff_edge(prepend, a, axis), a, _diff_edge(append, a, axis)]
     pieces = [p for p in pieces if p is not None]
     if len(pieces) > 1:
         a = concatenate(pieces, axis=axis)
     head = (slice(None),) * axis
-    for _ in range(int(n)):
+    for _ in range(n):
         upper, lower = getitem(a, (*head, slice(1, None))), getitem(a, (*head, slice(None, -1)))
         a = tm.neq(upper, lower) if a.type.dtype == "bool" else upper - lower
     return a

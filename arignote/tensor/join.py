@@ -16,13 +16,13 @@ from arignote.tensor.alloc import as_size, shape_entries, static_int
 from arignote.tensor.basic import as_tensor_variable, register_stacker
 from arignote.tensor.math import add, int_div
 from arignote.tensor.reduction import normalize_axes
-from arignote.tensor.shape import expand_dims, shape_i
+from arignote.tensor.shape import as_axis, expand_dims, shape_i
 from arignote.tensor.type import tensor_type
 
 
 def _normalize_axis(axis: Any, ndim: int, context: str) -> int:
     try:
-        (axis,) = normalize_axes(int(axis), ndim)
+        (axis,) = normalize_axes(as_axis(axis, context), ndim)
     except ValueError as err:
         raise ValueError(f"{context}: {err}") from err
     return axis

@@ -16,7 +16,7 @@ from arignote.scalar.basic import complex_dtypes, continuous_dtypes, discrete_dt
 from arignote.tensor.basic import as_tensor_variable, constant
 from arignote.tensor.elemwise import CAReduce, DimShuffle
 from arignote.tensor.math import abs, cast, eq, fill, maximum, neq, sqr, sqrt, sub, switch, true_div
-from arignote.tensor.shape import shape_i
+from arignote.tensor.shape import as_axis, shape_i
 from arignote.tensor.type import tensor_type
 
 
@@ -28,7 +28,7 @@ def normalize_axes(axis: typing.Any, ndim: int) -> tuple[int, ...] | None:
     axes = [axis] if np.ndim(axis) == 0 else list(axis)
     normalized = []
     for a in axes:
-        a = int(a)
+        a = as_axis(a, "axis")
         if not -ndim <= a < ndim:
             raise ValueError(f"axis {a} is out of bounds for a tensor of dimension {ndim}")
         normalized.append(a % ndim)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -267,14 +268,26 @@ def shape_padaxis(x: Any, axis: int) -> Variable:
     return DimShuffle(x.type.ndim, order)(x)
 
 
+def as_axis(value: Any, context: str, what: str = "an axis") -> int:
+    """An axis (or another integer argument) as a Python int. Like NumPy, floats and booleans
+    are refused with a ``TypeError`` rather than truncated."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{context}: {what} must be an integer, got {value!r}")
+
+
 def _normalize_axis_list(axis: Any, ndim: int, context: str) -> list[int]:
     """``axis`` (an int or a sequence of ints, negatives allowed) as distinct non-negative ints."""
     axes = [axis] if np.ndim(axis) == 0 else list(axis)
     normalized = []
     for a in axes:
-        if not -ndim <= int(a) < ndim:
+        a = as_axis(a, context)
+        if not -ndim <= a < ndim:
             raise ValueError(f"{context}: axis {a} is out of bounds for {ndim} dimensions")
-        normalized.append(int(a) % ndim)
+        normalized.append(a % ndim)
     if len(set(normalized)) != len(normalized):
         raise ValueError(f"{context}: repeated axis in {axis}")
     return normalized
