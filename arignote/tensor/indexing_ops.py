@@ -296,7 +296,8 @@ class BincountLength(Op):
         return [None]
 
 
-_BINCOUNT_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
+# NumPy accepts uint64 too (values past int64's range raise when the function runs)
+_BINCOUNT_DTYPES = ("bool", *integer_dtypes)
 
 
 class BinCount(Op):
@@ -314,7 +315,7 @@ class BinCount(Op):
         x = as_tensor_variable(x)
         if x.type.ndim != 1 or x.type.dtype not in _BINCOUNT_DTYPES:
             raise TypeError(
-                f"bincount: x must be a vector of integers that cast safely to int64, got {x.type}"
+                f"bincount: x must be a vector of booleans or integers, got {x.type}"
             )
         inputs, dtype = [x], "int64"
         if weights is not None:
