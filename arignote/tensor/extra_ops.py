@@ -17,7 +17,7 @@ from arignote.tensor.alloc import alloc, as_size, is_sequence, shape_entries, st
 from arignote.tensor.basic import as_tensor_variable, constant
 from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.join import join, split
-from arignote.tensor.math import eq, maximum, minimum, mod, mul, switch
+from arignote.tensor.math import cast, eq, maximum, minimum, mod, mul, switch
 from arignote.tensor.reduction import Sum, _sum_dtype, normalize_axes
 from arignote.tensor.reshape import flatten, reshape
 from arignote.tensor.shape import as_axis, shape_i, shape_padleft, shape_tuple
@@ -150,25 +150,34 @@ def _cumprod_jvp(x: Variable, v: Variable, axis: int) -> Variable:
     return q * (from_nonzeros + from_first_zero)
 
 
-def _cum(x: Any, axis: Any, mode: str) -> Variable:
+def _cum(x: Any, axis: Any, mode: str, dtype: Any) -> Variable:
     x = as_tensor_variable(x)
     if axis is not None:
         axis = _one_axis(axis, x.type.ndim, "cumsum" if mode == "add" else "cumprod")
-    return CumOp(axis, mode)(x)
+    if dtype is None:
+        return CumOp(axis, mode)(x)
+    # accumulating in ``dtype``: integers wrap modulo 2**bits whether the casts come before
+    # or after the wider accumulation, and booleans or/and as NumPy's do
+    dtype = np.dtype(dtype).name
+    return cast(CumOp(axis, mode)(cast(x, dtype)), dtype)
 
 
-def cumsum(x: Any, axis: int | None = None) -> Variable:
-    """Cumulative sum along ``axis`` (None: of the flattened tensor), like ``np.cumsum``."""
-    return _cum(x, axis, "add")
+def cumsum(x: Any, axis: int | None = None, dtype: Any = None) -> Variable:
+    """Cumulative sum along ``axis`` (None: of the flattened tensor), like ``np.cumsum``.
+
+    Small integers and booleans accumulate as int64 (unsigned as uint64) unless ``dtype``
+    is given.
+    """
+    return _cum(x, axis, "add", dtype)
 
 
-def cumprod(x: Any, axis: int | None = None) -> Variable:
+def cumprod(x: Any, axis: int | None = None, dtype: Any = None) -> Variable:
     """Cumulative product along ``axis`` (None: of the flattened tensor), like ``np.cumprod``.
 
     Its first derivatives (gradient and R_op) are exact where the input holds zeros (no
     division by a zero element); at such points the second derivative is not (as for prod).
     """
-    return _cum(x, axis, "mul")
+    return _cum(x, axis, "mul", dtype)
 
 
 # -- Flip -----------------------------------------------------------------------------------

@@ -26,6 +26,18 @@ def test_cumulative_dtype_follows_numpy(name, dtype, rng):
     np.testing.assert_allclose(_run([x], out, value), expected)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "bool", "float32"])
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumulative_dtype_argument(name, dtype, rng):
+    # int8/uint8 accumulations wrap around as NumPy's do; bool ones are or/and
+    value = rng.integers(-40, 120, size=(3, 5))
+    x = pt.lmatrix("x")
+    out = getattr(pt, name)(x, axis=1, dtype=dtype)
+    expected = getattr(np, name)(value, axis=1, dtype=dtype)
+    assert out.type.dtype == expected.dtype.name
+    np.testing.assert_array_equal(_run([x], out, value), expected)
+
+
 def test_cumsum_flattens_without_axis():
     x = pt.tensor(shape=(2, 3))
     assert pt.cumsum(x).type.shape == (6,)
