@@ -6,7 +6,9 @@ nodes exceeds Python's recursion limit. A compiled function is therefore pickled
 *flattened*: the variables as a list (each saved without its ``owner``), the nodes as
 ``(op, input indices, output indices)`` in topological order. Unpickling rebuilds the same
 structure node by node. The function's ``In``/``Out`` specifications are saved as positions in
-that list, so the user's own graphs (which may be just as deep) are not pickled at all.
+that list, so the user's own graphs (which may be just as deep) are not pickled at all. For the
+same reason a profiled function is pickled with a fresh profile (its compile times kept, its
+per-node measurements, which refer to the original nodes, left behind).
 """
 
 from __future__ import annotations
@@ -94,6 +96,8 @@ def flat_maker_state(maker: Any) -> dict:
     state = maker.__dict__.copy()
     state.pop("linker", None)
     state["rewrite_trace"] = None  # the history of the rewriting is not needed to run
+    if maker.profile is not None:
+        state["profile"] = maker.profile.fresh()  # its measurements name the original nodes
     fgraph = maker.fgraph
     flat = FlatGraph(fgraph)
     reverse_updates = {j: i for i, j in (fgraph.update_mapping or {}).items()}
