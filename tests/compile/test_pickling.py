@@ -10,6 +10,7 @@ import pytest
 
 import arignote
 import arignote.tensor as pt
+import arignote.tensor.random as ptr
 from arignote import In, function
 from arignote.graph.basic import equal_computations
 from arignote.graph.fg import FunctionGraph
@@ -106,3 +107,39 @@ def test_pickling_a_deep_graph():
     f = function([x], out, mode="FAST_COMPILE")
     g = pickle.loads(pickle.dumps(f))
     assert g(1.0) == pytest.approx(f(1.0))
+
+
+def test_pickled_function_with_generator_updates_defaults_and_state():
+    rng = arignote.shared(np.random.default_rng(11), name="rng")
+    total = arignote.shared(np.float64(0.0), name="total")
+    x = pt.dvector("x")
+    scale = pt.dscalar("scale")
+    count = pt.lscalar("count")
+    draw = ptr.normal(0.0, 1.0, size=(3,), rng=rng)  # the generator advances (default update)
+    f = function(
+        [x, In(scale, value=2.0), In(count, value=0, update=count + 1)],
+        [draw * scale + x, count],
+        updates=[(total, total + scale)],
+    )
+    f(np.zeros(3))
+    g = pickle.loads(pickle.dumps(f))
+    for kwargs in ({}, {"scale": 5.0}, {}):
+        expected, got = f(np.ones(3), **kwargs), g(np.ones(3), **kwargs)
+        np.testing.assert_allclose(got[0], expected[0])  # same generator state, same draws
+        assert got[1] == expected[1]  # the In(update=...) state came along
+    assert f["count"] == g["count"] == 4
+    assert f["scale"] == g["scale"] == 2.0  # the default is back after scale=5.0
+    assert total.get_value() == 2.0 + 2.0 + 5.0 + 2.0
+    (g_total,) = [v for v in g.get_shared() if v.name == "total"]
+    assert g_total.get_value() == total.get_value() and g_total is not total
+
+
+@pytest.mark.parametrize("mode", ["DebugMode", "NanGuardMode"])
+def test_functions_of_checking_modes_pickle(mode):
+    s = arignote.shared(np.zeros(2), name="s")
+    x = pt.dvector("x")
+    f = function([x], (x + s).sum(), updates=[(s, s + x)], mode=mode)
+    f(np.ones(2))
+    g = pickle.loads(pickle.dumps(f))
+    assert type(g.maker.mode) is type(f.maker.mode)
+    assert g(np.ones(2)) == f(np.ones(2)) == 4.0
