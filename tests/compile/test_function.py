@@ -507,3 +507,14 @@ def test_trusted_fast_path_sees_set_value(rng):
     assert f(value) == pytest.approx(3 * value.sum())
     replacement[:] = 4.0  # borrowed: the caller's later changes are seen
     assert f(value) == pytest.approx(4 * value.sum())
+
+
+def test_in_with_update_but_no_initial_value_keeps_its_state():
+    x = pt.dvector("x")
+    f = function([In(x, update=x + 1)], x * 10, name="f")
+    with pytest.raises(TypeError, match=r"f\(x=<state>\) is missing the argument for input 'x'"):
+        f()  # no state yet
+    np.testing.assert_array_equal(f(np.ones(2)), [10.0, 10.0])
+    np.testing.assert_array_equal(f["x"], [2.0, 2.0])  # the update was kept
+    np.testing.assert_array_equal(f(), [20.0, 20.0])  # and is used when the argument is omitted
+    np.testing.assert_array_equal(f["x"], [3.0, 3.0])
