@@ -111,8 +111,14 @@ class Options:
             key, sep, value = item.partition("=")
             if not sep:
                 raise ValueError(f"ARIGNOTE_FLAGS entries look like name=value, got {item!r}")
-            changes[key.strip()] = _parse(key.strip(), value.strip())
-        return dataclasses.replace(cls(), **changes)
+            try:
+                changes[key.strip()] = _parse(key.strip(), value.strip())
+            except (AttributeError, ValueError) as err:
+                raise ValueError(f"ARIGNOTE_FLAGS={text!r}: {err}") from err
+        try:
+            return dataclasses.replace(cls(), **changes)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"ARIGNOTE_FLAGS={text!r}: {err}") from err
 
 
 _FIELD_TYPES = {f.name: f.type for f in fields(Options)}
@@ -188,14 +194,12 @@ class Config:
     """Attribute access to the current :class:`Options` (``config.floatX``)."""
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        try:
-            return getattr(options(), name)
-        except AttributeError:
-            raise AttributeError(
-                f"Unknown config option {name!r}; known: {sorted(_FIELD_TYPES)}"
-            ) from None
+        # Private names are never options: answering them without resolving the options keeps
+        # introspection (hasattr, copy, getattr(obj, "_marker", None) over module globals at
+        # import time) from reading ARIGNOTE_FLAGS.
+        if name.startswith("_") or name not in _FIELD_TYPES:
+            raise AttributeError(f"Unknown config option {name!r}; known: {sorted(_FIELD_TYPES)}")
+        return getattr(options(), name)
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Change the process-wide default of option ``name`` (all threads see it)."""
