@@ -40,7 +40,8 @@ import numpy as np
 from arignote.compile.aliasing import view_root, views_of
 from arignote.compile.mode import Mode, register_mode
 from arignote.graph.basic import Apply, Constant, Variable, ancestors, clone_get_equiv
-from arignote.graph.features import Feature
+from arignote.graph.destroyhandler import DestroyHandler
+from arignote.graph.features import Feature, InconsistencyError
 from arignote.graph.fg import FunctionGraph, MissingInputError
 from arignote.graph.op import Op
 from arignote.graph.rewriting.trace import RewriteTrace
@@ -434,6 +435,9 @@ def _tensor_shapes(node: Apply, values: list[Any]) -> list[int]:
 def _evaluator(inputs: list[Variable], outputs: list[Variable]) -> Callable[[list], list]:
     """A plain (no rewrites, no checks) evaluation of ``outputs`` from ``inputs``."""
     fgraph = FunctionGraph(inputs, outputs, clone=True)
+    if any(getattr(node.op, "destroy_map", None) for node in fgraph.apply_nodes):
+        # (the inputs are private copies: all mutable) orders readers before in-place ops
+        fgraph.attach_feature(DestroyHandler(range(len(fgraph.inputs))))
     vm, in_cells, out_cells, _, _ = VMLinker(allow_gc=False).accept(fgraph).make_thunk()
 
     def evaluate(values: list[Any]) -> list[Any]:
@@ -554,7 +558,7 @@ def _try_evaluator(inputs: list[Variable], outputs: list[Variable]) -> Callable 
         return None
     try:
         return _evaluator(list(inputs), list(outputs))
-    except (MissingInputError, TypeError, ValueError):
+    except (MissingInputError, InconsistencyError, TypeError, ValueError):
         return None
 
 

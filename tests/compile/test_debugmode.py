@@ -386,3 +386,13 @@ def test_wrong_rewrite_through_an_in_place_op_is_caught_by_the_whole_graph_check
     f = function([x], pt.log(x) * 2, mode=mode)
     with pytest.raises(BadOptimization, match="the whole rewrite pipeline"):
         f(np.abs(xv) + 1)
+
+
+def test_unrewritten_graph_with_in_place_ops_is_evaluated_in_a_safe_order(xv):
+    """The whole-graph check runs readers of a value before the in-place op overwriting it."""
+    x = pt.dmatrix("x")
+    y = pt.exp(x)
+    f = function([x], [DeclaredInPlace()(y), y * 3], mode="DebugMode", accept_inplace=True)
+    doubled, tripled = f(xv)
+    np.testing.assert_allclose(doubled, 2 * np.exp(xv))
+    np.testing.assert_allclose(tripled, 3 * np.exp(xv))
