@@ -15,80 +15,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from arignote.graph.basic import Apply, AtomicVariable, Variable
 from arignote.graph.fg import FunctionGraph
-from arignote.graph.shared import SharedVariable
-
-# Fields rebuilt from the structure rather than saved with each variable; a shared variable's
-# default update was already compiled into the graph and is not needed to run it.
-_NOT_SAVED = ("owner", "index", "clients", "_default_update")
+from arignote.graph.flat import FlatGraph
 
 
-def _variable_state(var: Variable) -> dict:
-    state = var.__getstate__() if hasattr(var, "__getstate__") else var.__dict__
-    state = dict(state or {})
-    for name in _NOT_SAVED:
-        state.pop(name, None)
-    return state
-
-
-class FlatGraph:
-    """A FunctionGraph as flat lists, picklable whatever the depth of the graph.
-
-    ``index`` (not pickled) maps each variable of the original graph to its position.
-    """
-
-    def __init__(self, fgraph: FunctionGraph) -> None:
-        self.index: dict[Variable, int] = {}
-        self.variables: list[tuple[type, dict]] = []
-        self.inputs = [self._ref(v) for v in fgraph.inputs]
-        self.nodes = [
-            (
-                node.op,
-                [self._ref(v) for v in node.inputs],
-                [self._ref(v) for v in node.outputs],
-                node.tag,
-            )
-            for node in fgraph.toposort()
-        ]
-        self.outputs = [self._ref(v) for v in fgraph.outputs]
-        self.update_mapping = fgraph.update_mapping
-
-    def _ref(self, var: Variable) -> int:
-        position = self.index.get(var)
-        if position is None:
-            position = self.index[var] = len(self.variables)
-            self.variables.append((type(var), _variable_state(var)))
-        return position
-
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        del state["index"]
-        return state
-
-    def rebuild(self) -> tuple[FunctionGraph, list[Variable]]:
-        """The FunctionGraph, and its variables in the order of ``self.variables``."""
-        variables = [_new_variable(cls, state) for cls, state in self.variables]
-        for op, inputs, outputs, tag in self.nodes:
-            node = Apply(op, [variables[i] for i in inputs], [variables[o] for o in outputs])
-            node.tag = tag
-        fgraph = FunctionGraph(
-            [variables[i] for i in self.inputs],
-            [variables[o] for o in self.outputs],
-            clone=False,
-            update_mapping=self.update_mapping,
-        )
-        return fgraph, variables
-
-
-def _new_variable(cls: type, state: dict) -> Variable:
-    var = cls.__new__(cls)
-    if not issubclass(cls, AtomicVariable):
-        var.__dict__.update(owner=None, index=None)
-    var.__dict__.update(state)
-    if issubclass(cls, SharedVariable):
-        var.__dict__.setdefault("_default_update", None)
-    return var
+def _rebuild_fgraph(flat: FlatGraph) -> tuple[FunctionGraph, list]:
+    variables = flat.rebuild()
+    fgraph = FunctionGraph(
+        [variables[i] for i in flat.inputs],
+        [variables[o] for o in flat.outputs],
+        clone=False,
+        update_mapping=flat.update_mapping,
+    )
+    return fgraph, variables
 
 
 def flat_maker_state(maker: Any) -> dict:
@@ -99,7 +38,8 @@ def flat_maker_state(maker: Any) -> dict:
     if maker.profile is not None:
         state["profile"] = maker.profile.fresh()  # its measurements name the original nodes
     fgraph = maker.fgraph
-    flat = FlatGraph(fgraph)
+    flat = FlatGraph(fgraph.inputs, fgraph.outputs)
+    flat.update_mapping = fgraph.update_mapping
     reverse_updates = {j: i for i, j in (fgraph.update_mapping or {}).items()}
     inputs, input_refs = [], []
     for j, inp in enumerate(maker.inputs):
@@ -119,7 +59,7 @@ def flat_maker_state(maker: Any) -> dict:
 def restore_maker_state(state: dict) -> dict:
     """Inverse of :func:`flat_maker_state`: rebuild the graph and re-point the specs."""
     state = dict(state)
-    fgraph, variables = state["fgraph"].rebuild()
+    fgraph, variables = _rebuild_fgraph(state["fgraph"])
     input_refs, output_refs = state.pop("_spec_refs")
     for spec, (var_ref, update_ref) in zip(state["inputs"], input_refs):
         spec.variable = variables[var_ref]

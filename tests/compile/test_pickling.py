@@ -14,6 +14,7 @@ import arignote.tensor as pt
 import arignote.tensor.random as ptr
 from arignote import In, function
 from arignote.graph.basic import equal_computations
+from arignote.graph.destroyhandler import DestroyHandler
 from arignote.graph.fg import FunctionGraph
 from arignote.tensor.elemwise import Elemwise
 
@@ -180,3 +181,30 @@ def test_copies_keep_readers_before_in_place_ops(how, rng):
         g = COPIES[how](f)
         for expected, got in zip(f(xv, av), g(xv, av)):
             np.testing.assert_allclose(got, expected)
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_deep_function_graph_pickles_and_deep_copies(how, rng):
+    x = pt.dvector("x")
+    gen = arignote.shared(np.random.default_rng(5), name="gen")
+    noise = ptr.normal(0.0, 1.0, size=(3,), rng=gen)
+    out = x + noise
+    for _ in range(400):  # far past the depth at which linked pickling recursed too deep
+        out = pt.sin(out) * 1.001
+    next_gen = noise.owner.outputs[0]  # the generator's next state, a variable of the graph
+    gen.default_update = next_gen
+    fgraph = FunctionGraph([x, gen], [out, next_gen], clone=False)
+    fgraph.attach_feature(DestroyHandler())
+    copied = pickle.loads(pickle.dumps(fgraph)) if how == "pickle" else copy.deepcopy(fgraph)
+    copied.check_integrity()
+    assert len(copied.apply_nodes) == len(fgraph.apply_nodes)
+    assert (
+        copied.destroy_handler is not None and copied.destroy_handler is not fgraph.destroy_handler
+    )
+    assert equal_computations(copied.outputs, fgraph.outputs, copied.inputs, fgraph.inputs)
+    copied_gen = copied.inputs[1]
+    assert copied_gen is not gen and copied_gen.default_update is copied.outputs[1]
+    xv = rng.normal(size=3)
+    expected = function([x], out)(xv)  # the original generator, from the same state
+    got = function([copied.inputs[0]], copied.outputs[0])(xv)
+    np.testing.assert_allclose(got, expected)
