@@ -19,10 +19,12 @@ option                      default         meaning
 ==========================  ==============  ======================================================
 ``floatX``                  ``"float64"``   dtype of ``matrix()``, ``vector()``..., and of Python
                                             floats turned into constants
-``mode``                    ``"FAST_RUN"``  mode of ``function()`` when none is given (a name
-                                            known to ``get_mode``, or a ``Mode``)
-``linker``                  ``"vm"``        linker of modes that do not name one
-``optimizer``               ``"fast_run"``  rewrite pipeline of modes that do not name one
+``mode``                    ``"Mode"``      mode of ``function()`` when none is given (a name
+                                            known to ``get_mode``, or a ``Mode``); "Mode" is
+                                            the mode made of ``linker`` and ``optimizer``
+``linker``                  ``"vm"``        linker of ``"Mode"`` and of modes naming none
+``optimizer``               ``"fast_run"``  rewrite pipeline of ``"Mode"`` and of modes naming
+                                            none
 ``on_rewrite_error``        ``"warn"``      a rewrite that raises: "warn" (skip it), "raise",
                                             "ignore"
 ``check_integrity``         ``False``       check the FunctionGraph after every rewrite
@@ -60,14 +62,17 @@ class Options:
 
     #: dtype of ``matrix()``, ``vector()``... and of Python floats turned into constants.
     floatX: str = "float64"
-    #: default compilation mode of ``function()``: a name ("FAST_RUN", "FAST_COMPILE",
-    #: "DebugMode", "NanGuardMode", or one added with ``register_mode``) or a ``Mode``.
-    mode: Any = "FAST_RUN"
-    #: default linker for modes that do not name one ("vm": the Python VM, freeing
-    #: intermediates early; "vm_nogc": keeps them between calls; "py": same as "vm_nogc").
+    #: default compilation mode of ``function()``: a name ("Mode", "FAST_RUN",
+    #: "FAST_COMPILE", "DebugMode", "NanGuardMode", or one added with ``register_mode``) or a
+    #: ``Mode``. "Mode" (the default, as in PyTensor) is ``Mode(linker, optimizer)`` built
+    #: from the two options below, so that changing them changes what ``function()`` does.
+    mode: Any = "Mode"
+    #: linker of the "Mode" mode and of modes that do not name one ("vm": the Python VM,
+    #: freeing intermediates early; "vm_nogc": keeps them between calls; "py": same as
+    #: "vm_nogc").
     linker: str = "vm"
-    #: default rewrite pipeline for modes that do not name one ("fast_run", "fast_compile",
-    #: "merge", "None").
+    #: rewrite pipeline of the "Mode" mode and of modes that do not name one ("fast_run",
+    #: "fast_compile", "merge", "None").
     optimizer: str = "fast_run"
     #: what a rewrite that raises does: "warn" (and skip it), "raise", or "ignore".
     on_rewrite_error: str = "warn"
