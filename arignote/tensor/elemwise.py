@@ -193,7 +193,10 @@ class Elemwise(Op):
         if nin >= 0 and len(inputs) != nin:
             raise TypeError(f"{self} takes {nin} inputs, got {len(inputs)}")
         inputs = convert_weak_scalars(
-            inputs, lambda v, dt: constant(v, dtype=dt), self.scalar_op.typing_positions
+            inputs,
+            lambda v, dt: constant(v, dtype=dt),
+            self.scalar_op.typing_positions,
+            scalar_op=self.scalar_op,
         )
         inputs = [as_tensor_variable(i) for i in inputs]
         ndim = max((i.type.ndim for i in inputs), default=0)
