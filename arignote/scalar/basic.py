@@ -360,16 +360,30 @@ class ScalarOp(Op):
         return [self._output_tangent(inputs, outputs, k, eval_points) for k in range(len(outputs))]
 
     def _output_tangent(self, inputs, outputs, k: int, eval_points) -> Any:
+        # See Elemwise._output_tangent: on complex numbers the unit cotangents 1 and i give
+        # the partials of Re(y) and Im(y), and each term is Re(conj(partial) v).
         if outputs[k].type.dtype in discrete_dtypes:
             return None
-        seeds = [constant(int(j == k), grad_dtype(o)) for j, o in enumerate(outputs)]
+        real_part = self._tangent_part(inputs, outputs, k, eval_points, 1)
+        if not is_complex(outputs[k]) or real_part is None or is_null(real_part):
+            return real_part
+        imag_part = self._tangent_part(inputs, outputs, k, eval_points, 1j)
+        if imag_part is None or is_null(imag_part):
+            return imag_part
+        return _COMPLEX_PARTS["complex"](real_part, imag_part)
+
+    def _tangent_part(self, inputs, outputs, k: int, eval_points, seed) -> Any:
+        seeds = [constant(seed if j == k else 0, grad_dtype(o)) for j, o in enumerate(outputs)]
         total = None
         for partial, ev in zip(self.L_op(inputs, outputs, seeds), eval_points):
             if ev is None or is_disconnected(partial):
                 continue
             if is_null(partial):
                 return partial
-            term = partial * ev
+            if is_complex(as_scalar(partial)) or is_complex(as_scalar(ev)):
+                term = _COMPLEX_PARTS["real"](conj(partial) * ev)
+            else:
+                term = partial * ev
             total = term if total is None else total + term
         return total
 
@@ -464,6 +478,15 @@ class Conj(UnaryScalarOp):
 
 
 conj = Conj(name="conj")
+
+
+#: The scalar ops ``real`` and ``complex``, registered by ``arignote.scalar.complex`` (which
+#: builds on this module): ``ScalarOp.R_op`` assembles tangents of complex maps from parts.
+_COMPLEX_PARTS: dict[str, Any] = {}
+
+
+def register_complex_parts(real: ScalarOp, complex_: ScalarOp) -> None:
+    _COMPLEX_PARTS.update(real=real, complex=complex_)
 
 
 def conj_if_complex(var: Variable) -> Variable:

@@ -446,3 +446,21 @@ register(
         ],
     ),
 )
+
+# -- identity and fills ------------------------------------------------------------------------
+
+
+def _like_samples(rng):
+    return [
+        Sample((rng.normal(size=(3, 4)),), name="same_dtype"),
+        Sample((rng.normal(size=(2, 5)),), {"dtype": "int32"}, name="int32"),
+        Sample((rng.integers(-3, 3, size=(4,)),), name="int"),
+    ]
+
+
+register(
+    elemwise("identity", pt.identity, np.copy, unary(ints=True)),
+    # The values do not depend on x (only its shape): no gradient to compare with differences.
+    elemwise("zeros_like", pt.zeros_like, np.zeros_like, _like_samples, grad=False),
+    elemwise("ones_like", pt.ones_like, np.ones_like, _like_samples, grad=False),
+)
