@@ -269,6 +269,8 @@ def round(a: Any, mode: str | None = None, decimals: int = 0) -> Variable:
     """
     if mode is not None and not isinstance(mode, str):
         mode, decimals = None, mode  # np.round(a, decimals) called positionally
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise TypeError(f"round: decimals must be an integer, got {decimals!r}")
     mode = mode or "half_to_even"
     if mode not in _ROUND_MODES:
         raise ValueError(f"round: mode must be one of {_ROUND_MODES}, got {mode!r}")
@@ -332,6 +334,9 @@ def normalized_axes(axis: Any, ndim: int, context: str) -> tuple[int, ...]:
     """``axis`` (int, tuple or None for all) as a sorted tuple of non-negative ints."""
     if axis is None:
         return tuple(range(ndim))
+    for a in [axis] if np.ndim(axis) == 0 else axis:
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"{context}: axis entries must be integers, got {a!r}")
     return tuple(sorted(_normalize_axis_list(axis, ndim, context)))
 
 

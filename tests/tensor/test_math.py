@@ -291,6 +291,7 @@ def test_bitwise_on_floats_is_a_type_error():
         (lambda x: pt.round(x, mode="up"), ValueError, "mode"),
         (lambda x: pt.round(x, mode="half_away_from_zero", decimals=1), ValueError, "decimals"),
         (lambda x: pt.round(x, decimals=1.5), TypeError, "integer"),
+        (lambda x: pt.round(x, 1.5), TypeError, "round: decimals must be an integer"),
         (lambda x: pt.isclose(x, x, rtol="big"), TypeError, "rtol"),
         (lambda x: pt.cast(x, "float128x"), TypeError, "float128x"),
         (lambda x: pt.clip(x, "low", 1.0), TypeError, "low"),

@@ -149,6 +149,8 @@ def test_static_shapes():
         (lambda x: pt.log_softmax(x, axis=(0, 0)), ValueError, "repeated"),
         (lambda x: pt.logsumexp(x, axis=-3), ValueError, "out of bounds"),
         (lambda x: pt.softmax(pt.zmatrix()), TypeError, "real"),
+        (lambda x: pt.softmax(x, axis=1.5), TypeError, "softmax: axis entries must be integers"),
+        (lambda x: pt.logsumexp(x, axis=(0, "1")), TypeError, "logsumexp: axis"),
         (lambda x: pt.Softmax((-1,)), ValueError, ">= 0"),
         (lambda x: pt.Softmax((3,))(x), ValueError, "out of range"),
     ],

@@ -365,3 +365,14 @@ def test_RandomVariable_without_rewrites_matches_with_rewrites():
     slow = arignote.function([rng], draw, mode=NO_REWRITES)
     fast = arignote.function([rng], draw)
     np.testing.assert_array_equal(slow(np.random.default_rng(1)), fast(np.random.default_rng(1)))
+
+
+def test_compiled_function_with_a_shared_generator_pickles_mid_sequence():
+    rng = arignote.shared(np.random.default_rng(8))
+    f = arignote.function([], ptr.gamma(np.arange(1.0, 4.0), 2.0, size=(2, 3), rng=rng))
+    reference = np.random.default_rng(8)
+    np.testing.assert_array_equal(f(), reference.gamma(np.arange(1.0, 4.0), 2.0, size=(2, 3)))
+    restored = pickle.loads(pickle.dumps(f))
+    expected = reference.gamma(np.arange(1.0, 4.0), 2.0, size=(2, 3))
+    np.testing.assert_array_equal(restored(), expected)  # continues from the pickled state
+    np.testing.assert_array_equal(f(), expected)  # and the original is independent of it
