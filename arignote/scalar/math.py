@@ -308,7 +308,8 @@ class Log1mexp(RealExpLike):
     def elementwise(self, x):
         x = _as_float_like_exp(x)
         # Near 0, 1 - e^x cancels: use -expm1(x). For x < -ln 2, e^x is small: use log1p(-e^x).
-        with np.errstate(divide="ignore", invalid="ignore"):
+        # Both branches are computed everywhere; x > 0 (outside the domain) gives NaN quietly.
+        with np.errstate(all="ignore"):
             near_zero = np.log(-np.expm1(x))
             far = np.log1p(-np.exp(x))
         return np.where(x < -LN2, far, near_zero)

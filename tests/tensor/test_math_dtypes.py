@@ -12,6 +12,7 @@ deviations are data (``DEVIATIONS``), with reasons.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 
@@ -343,3 +344,89 @@ def test_deviations_are_real(name, dtypes, number, reason):
     operands = [np.ones(2, (dtypes or ("int8",))[0]) for _ in range(_nin(name))]
     operands[-1] = number
     assert _numpy_outcome(ref, operands) != _arignote_outcome(build, operands), reason
+
+
+# -- edge values: NaN, infinities, zeros, out-of-domain and huge arguments ------------------------
+
+EDGE_FLOATS = np.array(
+    [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e300, -1e-310, 710.0, -750.0]
+)
+EDGE_INTS = np.array([0, 1, -1, 2, -7, 100, 127, -128])
+EDGE_DTYPES = ["float64", "float32", "int8", "uint8", "int64", "complex128"]
+
+
+def _edge_operands(dtype, nin):
+    """Every combination of edge values (an outer product for several inputs)."""
+    base = EDGE_FLOATS if dtype[0] in "fc" else EDGE_INTS
+    with np.errstate(all="ignore"):
+        grids = [g.ravel().astype(dtype) for g in np.meshgrid(*[base] * nin, indexing="ij")]
+    if dtype.startswith("complex"):
+        grids = [g + 1j * g[::-1] for g in grids]
+    return grids
+
+
+def _outcome(fn, operands):
+    """(value or error type, the set of warning messages) of ``fn(*operands)``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = np.asarray(fn(*operands))
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError) as err:
+            value = type(err).__name__
+    return value, {str(w.message) for w in caught}
+
+
+@pytest.mark.parametrize("name", [n for n in _canonical_ops() if n not in ("second",)])
+def test_edge_values_and_warnings_match_numpy(name):
+    """Values (signs of zeros and NaN included) and the warnings NumPy gives (never errors)."""
+    op, ref = getattr(pt, name), REFERENCES[name]
+    nin = _nin(name)
+    for dtype in EDGE_DTYPES:
+        operands = _edge_operands(dtype, nin)
+        expected, expected_warnings = _outcome(ref, operands)
+        if isinstance(expected, str):
+            continue  # NumPy refuses the dtype: the dtype table checks that arignote does too
+        node = op(*[pt.vector(dtype=dtype) for _ in range(nin)]).owner
+        got, got_warnings = _outcome(functools.partial(_perform, node), operands)
+        if name in VALUES_WITHOUT_NUMPY_FUNCTION:
+            with np.errstate(all="ignore"):
+                expected = np.asarray(VALUES_WITHOUT_NUMPY_FUNCTION[name](*operands))
+            assert not got_warnings, f"{dtype}: {got_warnings}"  # the careful formulas warn not
+            # computed in the output's precision (float16 for int8 inputs, as np.exp)
+            info = np.finfo(got.dtype if got.dtype.kind in "fc" else "float64")
+            np.testing.assert_allclose(
+                got, expected, rtol=4 * info.eps, atol=info.tiny, equal_nan=True, err_msg=dtype
+            )
+            continue
+        assert got_warnings == expected_warnings, dtype
+        assert got.dtype == expected.dtype, dtype
+        np.testing.assert_array_equal(got, expected, err_msg=dtype)
+        if got.dtype.kind == "f":
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(expected), err_msg=dtype)
+
+
+def _half_away_from_zero(x):
+    if x.dtype.kind != "f":
+        return x
+    return np.where(np.isfinite(x), np.sign(x) * np.floor(np.abs(x) + 0.5), x)
+
+
+# The functions NumPy lacks, by their definitions (values only: dtypes are in the table above).
+VALUES_WITHOUT_NUMPY_FUNCTION = {
+    "softplus": lambda x: np.logaddexp(0.0, x),
+    "log1mexp": lambda x: np.where(x < -1, np.log1p(-np.exp(x)), np.log(-np.expm1(x))),
+    "round_half_away_from_zero": _half_away_from_zero,
+    "complex": lambda re, im: _parts(re, im),
+}
+
+
+def _parts(re, im):
+    out = np.zeros(re.shape, np.result_type(re, im, np.complex64))
+    out.real, out.imag = re, im
+    return out
+
+
+def _perform(node, *values):
+    cells = [[None] for _ in node.outputs]
+    node.op.perform(node, list(values), cells)
+    return cells[0][0]
