@@ -314,10 +314,10 @@ class Elemwise(Op):
     def _tangent_part(self, inputs, outputs, k: int, eval_points, seed) -> tuple:
         """``(sum_j Re(conj(p_j) v_j), flat)`` for partials ``p_j`` of the cotangent ``seed`` on
         output ``k`` (``p_j v_j`` when both are real); ``flat``: only zero partials met."""
-        seeds = [
-            o.ones_like(dtype=grad_dtype(o)) * seed if j == k else o.zeros_like(dtype=grad_dtype(o))
-            for j, o in enumerate(outputs)
-        ]
+        seeds = [o.zeros_like(dtype=grad_dtype(o)) for o in outputs]
+        seeds[k] = outputs[k].ones_like(dtype=grad_dtype(outputs[k]))
+        if seed != 1:
+            seeds[k] = seeds[k] * seed
         partials = self._elementwise_partials(inputs, outputs, seeds)
         total, flat = None, False
         for partial, ev in zip(partials, eval_points):
