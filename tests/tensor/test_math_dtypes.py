@@ -360,8 +360,8 @@ def _edge_operands(dtype, nin):
     base = EDGE_FLOATS if dtype[0] in "fc" else EDGE_INTS
     with np.errstate(all="ignore"):
         grids = [g.ravel().astype(dtype) for g in np.meshgrid(*[base] * nin, indexing="ij")]
-    if dtype.startswith("complex"):
-        grids = [g + 1j * g[::-1] for g in grids]
+        if dtype.startswith("complex"):
+            grids = [g + 1j * g[::-1] for g in grids]
     return grids
 
 
