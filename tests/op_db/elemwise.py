@@ -395,9 +395,9 @@ register(
         elemwise(name, getattr(pt, name), getattr(np, name), _complex_samples, ("float64",))
         for name in ("real", "imag", "conj", "angle")
     ],
-    # Complex-valued output: verify_grad needs a real cost, and Elemwise.R_op's diagonal
-    # Jacobian cannot express a map that is not complex-linear. Checked by hand instead
-    # (tests/tensor/test_math.py, test_complex_gradients).
+    # Complex-valued output: verify_grad and the generic R_op check need real outputs.
+    # Checked by hand instead (tests/tensor/test_math.py: test_complex_gradients, and
+    # test_complex_tangents_match_finite_differences for R_op).
     elemwise("complex", pt.complex, lambda a, b: a + 1j * b, binary(ints=True), grad=False),
 )
 
