@@ -314,9 +314,7 @@ class BinCount(Op):
     def make_node(self, x: Any, weights: Any = None) -> Apply:
         x = as_tensor_variable(x)
         if x.type.ndim != 1 or x.type.dtype not in _BINCOUNT_DTYPES:
-            raise TypeError(
-                f"bincount: x must be a vector of booleans or integers, got {x.type}"
-            )
+            raise TypeError(f"bincount: x must be a vector of booleans or integers, got {x.type}")
         inputs, dtype = [x], "int64"
         if weights is not None:
             weights = as_tensor_variable(weights)

@@ -196,7 +196,7 @@ register(
         op_class=pt.Alloc,
     ),
     OpInfo(
-        "zeros_like",
+        "zeros_like[dtype]",
         pt.zeros_like,
         np.zeros_like,
         _zeros_like_samples,
@@ -204,7 +204,7 @@ register(
         op_class=pt.Elemwise,
     ),
     OpInfo(
-        "ones_like",
+        "ones_like[dtype]",
         pt.ones_like,
         np.ones_like,
         _zeros_like_samples,
