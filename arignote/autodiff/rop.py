@@ -31,6 +31,7 @@ from arignote.graph.grad_types import (
     is_disconnected,
     is_null,
 )
+from arignote.graph.replace import clone_replace
 from arignote.graph.traversal import io_toposort
 from arignote.scalar.basic import continuous_dtypes
 from arignote.tensor.basic import as_tensor_variable
@@ -50,18 +51,59 @@ def rop_through_lop(node: Apply, eval_points: list) -> list:
 
     ``L_op`` gives ``u -> J^T u``, which is linear in the cotangent ``u``. The gradient of
     ``<J^T u, v>`` with respect to ``u`` is therefore ``J v``, whatever ``u`` is; zeros shaped
-    like the outputs are used. The result is None for an output whose JVP is identically zero.
+    like the outputs are used. The result is None for an output whose JVP is identically zero,
+    and undefined (NullType) for an output whose vector-Jacobian product is undefined.
     """
-    with_tangent = [(i, v) for i, v in zip(node.inputs, eval_points) if v is not None]
-    targets = list(dict.fromkeys(i for i, _ in with_tangent))
-    seeds = [float_zeros_like(out) for out in node.outputs]
+    node, eval_points, restore = _one_tangent_per_variable(node, eval_points)
+    everything = list(range(len(node.outputs)))
+    tangents = _double_lop(node, eval_points, everything)
+    if len(everything) > 1 and any(t is not None and is_null(t) for t in tangents):
+        # One output without a gradient (say an unimplemented one) must not make the tangents
+        # of the others undefined: one output at a time then.
+        tangents = [_double_lop(node, eval_points, [j])[0] for j in everything]
+    return restore(tangents)
+
+
+def _one_tangent_per_variable(node: Apply, eval_points: list) -> tuple:
+    """``(node, eval_points, restore)`` where each input variable carries one tangent.
+
+    The gradient with respect to a variable sums over the positions where the node uses it,
+    so the trick pairs each variable once with its tangent. When a variable has different
+    tangents at different positions (or a tangent at one and none at another), an equal node
+    on fresh inputs stands in for ``node``, and ``restore`` maps its results back onto the
+    original inputs and outputs.
+    """
+    first: dict[Variable, Variable | None] = {}
+    conflict = False
+    for inp, v in zip(node.inputs, eval_points):
+        if first.setdefault(inp, v) is not v:  # None at one position and v at another too
+            conflict = True
+    if not conflict:
+        return node, eval_points, list
+    fresh = [inp if v is None else inp.type() for inp, v in zip(node.inputs, eval_points)]
+    twin = node.op.make_node(*fresh)
+    back = dict(zip(twin.outputs, node.outputs))
+    back.update((f, inp) for f, inp in zip(fresh, node.inputs) if f is not inp)
+
+    def restore(tangents: list) -> list:
+        return [t if t is None or is_null(t) else clone_replace(t, replace=back) for t in tangents]
+
+    return twin, eval_points, restore
+
+
+def _double_lop(node: Apply, eval_points: list, seeded: list[int]) -> list:
+    """The tangents of the outputs ``seeded`` of ``node`` (each input one tangent at most)."""
+    tangent_of = {i: v for i, v in zip(node.inputs, eval_points) if v is not None}
+    targets = list(tangent_of)
+    outputs = [node.outputs[j] for j in seeded]
+    seeds = [float_zeros_like(out) for out in outputs]
     if any(s is None for s in seeds):
         raise TypeError(f"Rop through {node.op}: its outputs have no zeros to seed an L_op with")
     try:
         vjps = grad(
             None,
             targets,
-            known_grads=dict(zip(node.outputs, seeds)),
+            known_grads=dict(zip(outputs, seeds)),
             consider_constant=node.inputs,
             disconnected_inputs="ignore",
             return_disconnected="none",
@@ -71,14 +113,13 @@ def rop_through_lop(node: Apply, eval_points: list) -> list:
         raise GradientNotDefinedError(
             f"{node.op} defines neither R_op nor grad: Rop cannot go through it"
         ) from err
-    by_input = dict(zip(targets, vjps))
     undefined = next((g for g in vjps if g is not None and is_null(g)), None)
     if undefined is not None:
-        return [undefined] * len(node.outputs)
-    pairs = [(by_input[i], v) for i, v in with_tangent if by_input[i] is not None]
+        return [undefined] * len(outputs)
+    pairs = [(g, tangent_of[i]) for i, g in zip(targets, vjps) if g is not None]
     inner = _inner_product(pairs)
     if inner is None:
-        return [None] * len(node.outputs)
+        return [None] * len(outputs)
     blockers = list(node.inputs) + list(node.outputs)
     return grad(
         inner,
