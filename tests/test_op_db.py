@@ -12,11 +12,12 @@ import pytest
 import arignote
 import arignote.tensor as pt
 from arignote.compile.mode import Mode
-from arignote.gradient import Lop, Rop
+from arignote.gradient import Lop, Rop, grad
 from arignote.graph.basic import Constant, io_toposort
 from arignote.testing import InferShapeTester, verify_grad
 from tests.op_db import REGISTRY
 from tests.op_db.core import cast_sample
+from tests.op_db.second_order import SECOND_ORDER
 
 NO_REWRITES = Mode(linker="vm", optimizer=None)
 
@@ -153,6 +154,46 @@ def test_grad(request, info, sample, dtype):
         if not points:
             pytest.skip("no floating-point input")
         verify_grad(fun, points, **kwargs)
+
+
+def _second_order_function(fun, out_shape, k):
+    """``xs -> d <c, fun(xs)> / d xs[k]`` for a fixed random ``c``: its Jacobian holds the
+    second derivatives of ``fun`` (the Hessian blocks of input ``k`` with every input)."""
+    weights = pt.constant(np.random.default_rng(3).uniform(0.5, 1.5, size=out_shape))
+
+    def gradient(*xs):
+        return grad((fun(*xs) * weights).sum(), xs[k], disconnected_inputs="ignore")
+
+    return gradient
+
+
+@pytest.mark.parametrize(("info", "sample", "dtype"), CASES)
+def test_second_order(request, info, sample, dtype):
+    marked = info.second_order or info.name in SECOND_ORDER
+    if not (info.grad and marked) or dtype != "float64":
+        pytest.skip("no second-order check for this entry and dtype")
+    _apply_directive(request, info, "second_order", dtype, sample)
+    expected = _outputs(info.ref(*sample.args, **sample.kwargs))
+    kwargs = {"rng": np.random.default_rng(0)}
+    if info.grad_eps is not None:
+        kwargs["eps"] = info.grad_eps
+    if info.grad_tol is not None:
+        kwargs["abs_tol"] = kwargs["rel_tol"] = info.grad_tol
+    checked = 0
+    for output_index, value in enumerate(expected):
+        fun, points = _grad_function(info, sample, output_index)
+        if np.asarray(value).dtype.kind != "f":
+            continue
+        for k in range(len(points)):
+            verify_grad(_second_order_function(fun, np.shape(value), k), points, **kwargs)
+            checked += 1
+    if not checked:
+        pytest.skip("no floating-point input or output")
+
+
+def test_second_order_names_are_entries():
+    names = {info.name for info in REGISTRY if info.grad}
+    assert names >= SECOND_ORDER, sorted(SECOND_ORDER - names)
 
 
 def _float_outputs(outputs):

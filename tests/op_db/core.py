@@ -20,6 +20,7 @@ TESTS = (
     "grad",
     "rop",
     "adjoint",
+    "second_order",
     "props",
     "constant_folding",
 )
@@ -66,6 +67,7 @@ class OpInfo:
     op_class: Any = None  # the op that must vanish from shape graphs (None: skip that check)
     grad: bool = True
     rop: bool = True
+    second_order: bool = False  # also check grad(grad) (float64 samples), a representative few
     infer_shape: bool = True
     rtol: float | None = None
     atol: float | None = None
