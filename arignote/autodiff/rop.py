@@ -33,15 +33,30 @@ from arignote.graph.grad_types import (
 )
 from arignote.graph.replace import clone_replace
 from arignote.graph.traversal import io_toposort
-from arignote.scalar.basic import continuous_dtypes
+from arignote.scalar.basic import complex_dtypes, continuous_dtypes
+from arignote.scalar.basic import conj as scalar_conj
+from arignote.scalar.complex import real as scalar_real
 from arignote.tensor.basic import as_tensor_variable
+from arignote.tensor.math import conj as tensor_conj
+from arignote.tensor.math import real as tensor_real
+from arignote.tensor.type import TensorType
 
 
 def _inner_product(terms: list[tuple[Variable, Variable]]) -> Variable | None:
-    """``sum_k <a_k, b_k>`` over (a, b) pairs of equally shaped tensors."""
+    """``sum_k <a_k, b_k>`` over (a, b) pairs of equally shaped tensors (or scalars).
+
+    The real inner product: complex numbers count as pairs of reals, ``<a, b> = Re(conj(a) b)``
+    (gradients are ``dC/dRe + i dC/dIm``, so that is the product ``L_op`` is the adjoint for).
+    """
     total = None
     for a, b in terms:
-        term = (a * b).sum()
+        is_tensor = isinstance(a.type, TensorType) or isinstance(b.type, TensorType)
+        conj, real = (tensor_conj, tensor_real) if is_tensor else (scalar_conj, scalar_real)
+        if a.type.dtype in complex_dtypes or b.type.dtype in complex_dtypes:
+            term = real(conj(a) * b)
+        else:
+            term = a * b
+        term = term.sum() if is_tensor else term
         total = term if total is None else total + term
     return total
 

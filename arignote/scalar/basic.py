@@ -287,6 +287,10 @@ class ScalarOp(Op):
         outputs = self.make_node(*inputs).outputs
         if all(ev is None for ev in eval_points):
             return [None] * len(outputs)
+        if any(v.type.dtype in complex_dtypes for v in [*inputs, *outputs]):
+            # With complex numbers L_op gives conjugated partials of a map that need not be
+            # holomorphic; Rop's double-L_op fallback handles that case exactly.
+            raise MethodNotDefined("R_op", type(self), "complex numbers go through L_op")
         return [self._output_tangent(inputs, outputs, k, eval_points) for k in range(len(outputs))]
 
     def _output_tangent(self, inputs, outputs, k: int, eval_points) -> Any:

@@ -14,6 +14,7 @@ from arignote.graph.traversal import io_toposort
 from arignote.graph.utils import FrozenDict
 from arignote.scalar.basic import (
     ScalarOp,
+    complex_dtypes,
     continuous_dtypes,
     convert_weak_scalars,
     discrete_dtypes,
@@ -269,25 +270,35 @@ class Elemwise(Op):
         return [self._output_tangent(inputs, outputs, k, eval_points) for k in range(len(outputs))]
 
     def _output_tangent(self, inputs, outputs, k: int, eval_points) -> Variable | None:
-        """Tangent of output ``k``: the Jacobian is diagonal, ``(J v)_i = sum_j dy/dx_j v_j``."""
+        """Tangent of output ``k``: the Jacobian is diagonal, ``(J v)_i = sum_j dy/dx_j v_j``.
+
+        The partials are what ``L_op`` gives for a unit cotangent. With complex numbers that is
+        the conjugated derivative (gradients are ``dC/dRe + i dC/dIm``), and a function need
+        not be holomorphic (``conj``, ``abs``): see :func:`_complex_tangent_term`.
+        """
         out = outputs[k]
         if out.type.dtype in discrete_dtypes:
             return None  # integer-valued: no tangent
-        seeds = [
-            o.ones_like(dtype=grad_dtype(o)) if j == k else o.zeros_like(dtype=grad_dtype(o))
-            for j, o in enumerate(outputs)
-        ]
-        partials = self._elementwise_partials(inputs, outputs, seeds)
+        partials = self._elementwise_partials(inputs, outputs, _unit_seeds(outputs, k, 1))
+        is_complex = any(v.type.dtype in complex_dtypes for v in [*inputs, *outputs])
+        imaginary = None  # the partials for the cotangent i, needed for a complex output
+        if out.type.dtype in complex_dtypes:
+            imaginary = self._elementwise_partials(inputs, outputs, _unit_seeds(outputs, k, 1j))
         total, flat = None, False
-        for partial, ev in zip(partials, eval_points):
+        for j, (partial, ev) in enumerate(zip(partials, eval_points)):
             if ev is None or is_disconnected(partial):
                 continue
             if is_null(partial):
                 return partial
-            if isinstance(partial, Constant) and np.all(partial.data == 0):
+            if not is_complex and isinstance(partial, Constant) and np.all(partial.data == 0):
                 flat = True  # a zero derivative (floor, sign...): connected, no contribution
                 continue
-            term = partial * ev  # the partial has the output's shape; ev broadcasts like x_j
+            if is_complex:
+                term = _complex_tangent_term(
+                    partial, None if imaginary is None else imaginary[j], ev
+                )
+            else:
+                term = partial * ev  # the partial has the output's shape; ev broadcasts like x_j
             total = term if total is None else total + term
         if total is None:
             return out.zeros_like() if flat else None
@@ -310,6 +321,29 @@ class Elemwise(Op):
             s_terms, dict(zip(s_inputs + s_outputs + s_grads, [*inputs, *outputs, *grads]))
         )
         return lifted
+
+
+def _unit_seeds(outputs: list, k: int, value: complex) -> list:
+    """Cotangents ``value`` for output ``k`` and 0 for the others."""
+    seeds = [o.zeros_like(dtype=grad_dtype(o)) for o in outputs]
+    ones = outputs[k].ones_like(dtype=grad_dtype(outputs[k]))
+    seeds[k] = ones if value == 1 else ones * value
+    return seeds
+
+
+def _complex_tangent_term(partial: Variable, partial_i: Variable | None, ev: Variable) -> Variable:
+    """The tangent ``dy`` of ``y = f(x)`` along ``ev`` when complex numbers are involved.
+
+    Seen as maps of real pairs (re, im), ``L_op`` applies ``J^T`` to the cotangent: ``partial``
+    (cotangent 1) and ``partial_i`` (cotangent i, only for a complex ``y``) are the rows of J
+    for Re(y) and Im(y). Each row applied to ``ev`` is the real inner product
+    ``Re(conj(row) * ev)``, so ``dy = Re(conj(partial) ev) + i Re(conj(partial_i) ev)``; for a
+    holomorphic f (partials conj(f'), i conj(f')) that is ``f'(x) ev``.
+    """
+    real_part = (partial.conj() * ev).real
+    if partial_i is None:
+        return real_part
+    return real_part + (partial_i.conj() * ev).real * 1j
 
 
 def _pad_left(x: Variable, ndim: int) -> Variable:
