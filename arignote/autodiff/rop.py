@@ -16,6 +16,7 @@ from arignote.autodiff.grad import (
     grad,
     restructure,
 )
+from arignote.autodiff.connection import checked_connection_pattern
 from arignote.autodiff.node_grads import (
     GradientNotDefinedError,
     cast_to,
@@ -182,11 +183,27 @@ def _checked_tangent(node: Apply, index: int, tangent: Any) -> Variable | None:
 
 
 def _node_tangents(node: Apply, local: list) -> list:
-    undefined = next((t for t in local if t is not None and is_null(t)), None)
-    if undefined is not None:
-        return [undefined] * len(node.outputs)
-    results = _call_r_op(node, local)
-    return [_checked_tangent(node, k, t) for k, t in enumerate(results)]
+    """The tangents of ``node``'s outputs from those of its inputs (``local``, None: none).
+
+    An undefined (NullType) input tangent makes undefined the outputs whose elements that
+    input affects (its ``connection_pattern`` row, as in ``grad``): ``shape(x)`` has no
+    tangent whatever ``x``'s is. The op's ``R_op`` gives the others, without that input.
+    """
+    pattern = checked_connection_pattern(node)
+    undefined: list = [None] * len(node.outputs)
+    defined = list(local)
+    for position, tangent in enumerate(local):
+        if tangent is None or not is_null(tangent):
+            continue
+        defined[position] = None
+        for k, connected in enumerate(pattern[position]):
+            if connected and undefined[k] is None:
+                undefined[k] = tangent
+    if any(t is not None for t in defined):
+        results = [_checked_tangent(node, k, t) for k, t in enumerate(_call_r_op(node, defined))]
+    else:
+        results = [None] * len(node.outputs)
+    return [u if u is not None else t for u, t in zip(undefined, results)]
 
 
 def _eval_point(var: Variable, point: Any) -> Variable:

@@ -17,6 +17,7 @@ from arignote.gradient import (
     NullTypeGradError,
     Rop,
     grad_undefined,
+    undefined_grad,
 )
 from arignote.graph.basic import Apply
 from arignote.graph.grad_types import grad_not_implemented
@@ -339,3 +340,16 @@ def test_rop_of_complex_scalar_ops():
     zv, vv = 0.3 + 0.2j, 1.0 - 0.5j
     expected = np.exp(zv) * np.conj(zv) * vv + np.exp(zv) * np.conj(vv)
     assert arignote.function([z, vz], jvp)(zv, vv) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("use_op", [True, False])
+def test_undefined_tangent_does_not_reach_a_shape(use_op, rng):
+    """Only the shape of the undefined-gradient expression is used: as in grad, its elements'
+    (undefined) derivative plays no part."""
+    x, v = pt.dvector("x"), pt.dvector("v")
+    y = pt.shape(undefined_grad(x))[0].astype("float64") * x
+    jvp = Rop(y, x, v, use_op_rop_implementation=use_op)
+    vv = rng.normal(size=3)
+    np.testing.assert_allclose(_eval(jvp, [x, v], [np.ones(3), vv]), 3 * vv)
+    with pytest.raises(NullTypeGradError):
+        Rop(undefined_grad(x) * x, x, v, use_op_rop_implementation=use_op)
