@@ -6,6 +6,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from arignote.autodiff.connection import checked_connection_pattern
 from arignote.autodiff.grad import (
     DISCONNECTED_INPUTS,
     RETURN_DISCONNECTED,
@@ -16,7 +17,6 @@ from arignote.autodiff.grad import (
     grad,
     restructure,
 )
-from arignote.autodiff.connection import checked_connection_pattern
 from arignote.autodiff.node_grads import (
     GradientNotDefinedError,
     cast_to,
