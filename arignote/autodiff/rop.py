@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from arignote.autodiff.node_grads import (
     float_zeros_like,
     grad_dtype_of,
     is_discrete,
+    warn_caller,
 )
 from arignote.graph.basic import Apply, Variable
 from arignote.graph.grad_types import (
@@ -234,7 +234,7 @@ def _result(out: Variable, tangent: Any, disconnected_outputs: str, return_disco
     if disconnected_outputs == "raise":
         raise DisconnectedInputError(message)
     if disconnected_outputs == "warn":
-        warnings.warn(message, stacklevel=3)
+        warn_caller(message)
     if return_disconnected == "zero":
         return out.zeros_like(dtype=grad_dtype_of(out))
     if return_disconnected == "none":

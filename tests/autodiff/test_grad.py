@@ -18,6 +18,7 @@ from arignote.gradient import (
     NullTypeGradError,
     grad,
     grad_undefined,
+    jacobian,
 )
 from arignote.graph.basic import Apply, io_toposort
 from arignote.graph.op import Op
@@ -433,3 +434,11 @@ def test_wrt_an_intermediate_result_and_its_inputs_at_once(rng):
     np.testing.assert_allclose(got_h, 2 * hv + xv)
     np.testing.assert_allclose(got_x, (2 * hv + xv) * hv + hv)
     np.testing.assert_allclose(got_w, (2 * hv + xv) * np.exp(xv))
+
+
+def test_disconnected_warnings_point_at_the_caller():
+    x, y = pt.dvector("x"), pt.dvector("y")
+    with pytest.warns(UserWarning, match="not part of the computational graph") as records:
+        grad(x.sum(), [x, y], disconnected_inputs="warn")
+        jacobian(x * 2.0, [x, y], disconnected_inputs="warn")
+    assert {record.filename for record in records} == {__file__}
