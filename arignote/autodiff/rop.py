@@ -245,7 +245,9 @@ def _result(out: Variable, tangent: Any, disconnected_outputs: str, return_disco
 def _rop_by_double_lop(f_list: list, wrt_list: list, points: list) -> list:
     """Whole-graph ``J v`` as the gradient of ``<Lop(f, wrt, u), v>`` with respect to ``u``."""
     seeds = [float_zeros_like(out) for out in f_list]
-    vjps = Lop(f_list, wrt_list, seeds, disconnected_inputs="ignore")
+    # the wrt entries are independent (as in the forward pass): nothing flows through them
+    # into other wrt entries they are computed from
+    vjps = Lop(f_list, wrt_list, seeds, consider_constant=wrt_list, disconnected_inputs="ignore")
     inner = _inner_product(list(zip(vjps, points)))
     if inner is None:
         return [None] * len(f_list)

@@ -353,3 +353,13 @@ def test_undefined_tangent_does_not_reach_a_shape(use_op, rng):
     np.testing.assert_allclose(_eval(jvp, [x, v], [np.ones(3), vv]), 3 * vv)
     with pytest.raises(NullTypeGradError):
         Rop(undefined_grad(x) * x, x, v, use_op_rop_implementation=use_op)
+
+
+@pytest.mark.parametrize("use_op", [True, False])
+def test_wrt_entries_are_independent(use_op, rng):
+    """With h = exp(x) and x both in wrt, h moves only along its own tangent."""
+    x, vx, vh = pt.dvector("x"), pt.dvector("vx"), pt.dvector("vh")
+    h = pt.exp(x)
+    jvp = Rop(h * x, [x, h], [vx, vh], use_op_rop_implementation=use_op)
+    xv, a, b = (rng.normal(size=3) for _ in range(3))
+    np.testing.assert_allclose(_eval(jvp, [x, vx, vh], [xv, a, b]), np.exp(xv) * a + xv * b)
