@@ -13,7 +13,7 @@ import arignote
 import arignote.tensor as pt
 from arignote.compile.mode import Mode
 from arignote.gradient import Lop, Rop, grad
-from arignote.graph.basic import Constant, io_toposort
+from arignote.graph.basic import Constant, ancestors, io_toposort
 from arignote.testing import InferShapeTester, verify_grad
 from tests.op_db import REGISTRY
 from tests.op_db.core import cast_sample
@@ -204,6 +204,43 @@ def test_second_order(request, info, sample, dtype):
 def test_second_order_names_are_entries():
     names = {info.name for info in REGISTRY if info.grad}
     assert names >= SECOND_ORDER, sorted(SECOND_ORDER - names)
+
+
+def _float64_leaks(symbols, outputs, grads):
+    """float64 variables of the gradient graph that depend on the (float32) data, other than
+    those of the forward graph (a float64 index computation like linspace's is not a leak)."""
+    forward = set(ancestors(outputs))
+    data = {v for v in symbols if v.type.dtype == "float32"}
+    leaks = []
+    for node in io_toposort(symbols, grads):
+        for out in node.outputs:
+            if getattr(out.type, "dtype", None) != "float64" or out in forward:
+                continue
+            if data.intersection(ancestors([out], blockers=list(data))):
+                leaks.append(f"{node.op} -> {out.type}")
+    return leaks
+
+
+@pytest.mark.parametrize(
+    ("info", "sample", "dtype"), [c for c in CASES if c.values[2] == "float32"]
+)
+def test_grad_stays_float32(request, info, sample, dtype):
+    """A float32 graph gets float32 gradients computed in float32 (no float64 on the way)."""
+    if not info.grad or info.directive_for("grad", dtype, sample.name) is not None:
+        pytest.skip("not differentiable, or the gradient check is skipped or expected to fail")
+    _apply_directive(request, info, "grad_dtype", dtype, sample)
+    symbols, _, call_args, wrt = _differentiable(sample)
+    outputs = [
+        o for o in _outputs(info.build(*call_args, **sample.kwargs)) if o.type.dtype == "float32"
+    ]
+    wrt_vars = [symbols[i] for i in wrt if symbols[i].type.dtype == "float32"]
+    if not wrt_vars or not outputs:
+        pytest.skip("no float32 input and output")
+    cost = sum((o * np.float32(0.7)).sum() for o in outputs)
+    grads = grad(cost, wrt_vars, disconnected_inputs="ignore", null_gradients="return")
+    grads = [g for g in grads if getattr(g.type, "dtype", None) is not None]
+    assert all(g.type.dtype == "float32" for g in grads)
+    assert _float64_leaks(symbols, outputs, grads) == []
 
 
 def _float_outputs(outputs):

@@ -18,6 +18,7 @@ TESTS = (
     "perform",
     "infer_shape",
     "grad",
+    "grad_dtype",
     "rop",
     "adjoint",
     "second_order",
