@@ -15,12 +15,14 @@ from arignote.graph.utils import FrozenDict
 from arignote.scalar.basic import (
     ScalarOp,
     complex_dtypes,
+    conj,
     continuous_dtypes,
     convert_weak_scalars,
     discrete_dtypes,
     get_scalar_type,
     grad_dtype,
 )
+from arignote.scalar.complex import complex_, real
 from arignote.tensor.basic import (
     as_tensor_variable,
     constant,
@@ -194,7 +196,10 @@ class Elemwise(Op):
         if nin >= 0 and len(inputs) != nin:
             raise TypeError(f"{self} takes {nin} inputs, got {len(inputs)}")
         inputs = convert_weak_scalars(
-            inputs, lambda v, dt: constant(v, dtype=dt), self.scalar_op.typing_positions
+            inputs,
+            lambda v, dt: constant(v, dtype=dt),
+            self.scalar_op.typing_positions,
+            scalar_op=self.scalar_op,
         )
         inputs = [as_tensor_variable(i) for i in inputs]
         ndim = max((i.type.ndim for i in inputs), default=0)
@@ -272,39 +277,63 @@ class Elemwise(Op):
     def _output_tangent(self, inputs, outputs, k: int, eval_points) -> Variable | None:
         """Tangent of output ``k``: the Jacobian is diagonal, ``(J v)_i = sum_j dy/dx_j v_j``.
 
-        The partials are what ``L_op`` gives for a unit cotangent. With complex numbers that is
-        the conjugated derivative (gradients are ``dC/dRe + i dC/dIm``), and a function need
-        not be holomorphic (``conj``, ``abs``): see :func:`_complex_tangent_term`.
+        The partials come from ``L_op`` with a unit cotangent on output ``k``. On real numbers
+        that is ``dy/dx_j`` itself. Complex numbers are pairs of reals: with the convention of
+        ``L_op`` (``g = dC/dRe + i dC/dIm``), the cotangent 1 gives ``p = dRe(y)/dRe(x) + i
+        dRe(y)/dIm(x)``, so the tangent of ``Re(y)`` is ``Re(conj(p) v)``; the cotangent ``i``
+        gives the same for ``Im(y)``. (``p v`` alone is right on real numbers only: for
+        ``exp(z)`` it would be ``conj(exp(z)) v``, for ``abs(z)`` not even real.)
         """
         out = outputs[k]
         if out.type.dtype in discrete_dtypes:
             return None  # integer-valued: no tangent
-        partials = self._elementwise_partials(inputs, outputs, _unit_seeds(outputs, k, 1))
-        is_complex = any(v.type.dtype in complex_dtypes for v in [*inputs, *outputs])
-        imaginary = None  # the partials for the cotangent i, needed for a complex output
-        if out.type.dtype in complex_dtypes:
-            imaginary = self._elementwise_partials(inputs, outputs, _unit_seeds(outputs, k, 1j))
+        real_part, flat = self._tangent_part(inputs, outputs, k, eval_points, 1)
+        if is_null(real_part) or out.type.dtype not in complex_dtypes:
+            tangent = real_part
+        else:
+            imag_part, flat_imag = self._tangent_part(inputs, outputs, k, eval_points, 1j)
+            if is_null(imag_part):
+                return imag_part
+            flat = flat and flat_imag
+            if real_part is None and imag_part is None:
+                tangent = None
+            else:
+                zero = out.zeros_like(dtype=_real_dtype(out.type.dtype))
+                tangent = _complex_op(
+                    zero if real_part is None else real_part,
+                    zero if imag_part is None else imag_part,
+                )
+        if tangent is None:
+            return out.zeros_like() if flat else None
+        if is_null(tangent):
+            return tangent
+        if tangent.type.dtype != out.type.dtype:
+            tangent = tangent.astype(out.type.dtype)
+        return tangent
+
+    def _tangent_part(self, inputs, outputs, k: int, eval_points, seed) -> tuple:
+        """``(sum_j Re(conj(p_j) v_j), flat)`` for partials ``p_j`` of the cotangent ``seed`` on
+        output ``k`` (``p_j v_j`` when both are real); ``flat``: only zero partials met."""
+        seeds = [o.zeros_like(dtype=grad_dtype(o)) for o in outputs]
+        seeds[k] = outputs[k].ones_like(dtype=grad_dtype(outputs[k]))
+        if seed != 1:
+            seeds[k] = seeds[k] * seed
+        partials = self._elementwise_partials(inputs, outputs, seeds)
         total, flat = None, False
-        for j, (partial, ev) in enumerate(zip(partials, eval_points)):
+        for partial, ev in zip(partials, eval_points):
             if ev is None or is_disconnected(partial):
                 continue
             if is_null(partial):
-                return partial
-            if not is_complex and isinstance(partial, Constant) and np.all(partial.data == 0):
+                return partial, False
+            if isinstance(partial, Constant) and np.all(partial.data == 0):
                 flat = True  # a zero derivative (floor, sign...): connected, no contribution
                 continue
-            if is_complex:
-                term = _complex_tangent_term(
-                    partial, None if imaginary is None else imaginary[j], ev
-                )
+            if partial.type.dtype in complex_dtypes or ev.type.dtype in complex_dtypes:
+                term = _real_op(_conj_op(partial) * ev)
             else:
                 term = partial * ev  # the partial has the output's shape; ev broadcasts like x_j
             total = term if total is None else total + term
-        if total is None:
-            return out.zeros_like() if flat else None
-        if total.type.dtype != out.type.dtype:
-            total = total.astype(out.type.dtype)
-        return total
+        return total, flat
 
     def _elementwise_partials(self, inputs, outputs, output_grads) -> list:
         """Per-input gradient terms, not yet summed over broadcast dimensions."""
@@ -323,27 +352,13 @@ class Elemwise(Op):
         return lifted
 
 
-def _unit_seeds(outputs: list, k: int, value: complex) -> list:
-    """Cotangents ``value`` for output ``k`` and 0 for the others."""
-    seeds = [o.zeros_like(dtype=grad_dtype(o)) for o in outputs]
-    ones = outputs[k].ones_like(dtype=grad_dtype(outputs[k]))
-    seeds[k] = ones if value == 1 else ones * value
-    return seeds
+_real_op = Elemwise(real)
+_conj_op = Elemwise(conj)
+_complex_op = Elemwise(complex_)
 
 
-def _complex_tangent_term(partial: Variable, partial_i: Variable | None, ev: Variable) -> Variable:
-    """The tangent ``dy`` of ``y = f(x)`` along ``ev`` when complex numbers are involved.
-
-    Seen as maps of real pairs (re, im), ``L_op`` applies ``J^T`` to the cotangent: ``partial``
-    (cotangent 1) and ``partial_i`` (cotangent i, only for a complex ``y``) are the rows of J
-    for Re(y) and Im(y). Each row applied to ``ev`` is the real inner product
-    ``Re(conj(row) * ev)``, so ``dy = Re(conj(partial) ev) + i Re(conj(partial_i) ev)``; for a
-    holomorphic f (partials conj(f'), i conj(f')) that is ``f'(x) ev``.
-    """
-    real_part = (partial.conj() * ev).real
-    if partial_i is None:
-        return real_part
-    return real_part + (partial_i.conj() * ev).real * 1j
+def _real_dtype(dtype: str) -> str:
+    return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
 
 
 def _pad_left(x: Variable, ndim: int) -> Variable:
