@@ -13,12 +13,13 @@ import pytest
 import arignote
 import arignote.tensor as pt
 from arignote.compile.mode import Mode
-from arignote.gradient import Lop, Rop
-from arignote.graph.basic import Constant, io_toposort
+from arignote.gradient import Lop, Rop, grad
+from arignote.graph.basic import Constant, ancestors, io_toposort
 from arignote.tensor.basic import MakeVector
 from arignote.testing import InferShapeTester, verify_grad
 from tests.op_db import REGISTRY
 from tests.op_db.core import cast_sample
+from tests.op_db.second_order import SECOND_ORDER
 
 NO_REWRITES = Mode(linker="vm", optimizer=None)
 
@@ -171,6 +172,93 @@ def test_grad(request, info, sample, dtype):
         if not points:
             pytest.skip("no floating-point input")
         verify_grad(fun, points, **kwargs)
+
+
+def _second_order_function(fun, out_shape, k):
+    """``xs -> d <c, fun(xs)> / d xs[k]`` for a fixed random ``c``: its Jacobian holds the
+    second derivatives of ``fun`` (the Hessian blocks of input ``k`` with every input)."""
+    weights = pt.constant(np.random.default_rng(3).uniform(0.5, 1.5, size=out_shape))
+
+    def gradient(*xs):
+        return grad((fun(*xs) * weights).sum(), xs[k], disconnected_inputs="ignore")
+
+    return gradient
+
+
+SECOND_ORDER_CASES = [
+    case
+    for case in CASES
+    if case.values[0].grad
+    and (case.values[0].second_order or case.values[0].name in SECOND_ORDER)
+    and case.values[2] == "float64"
+]
+
+
+@pytest.mark.parametrize(("info", "sample", "dtype"), SECOND_ORDER_CASES)
+def test_second_order(request, info, sample, dtype):
+    """grad(grad): the gradient with respect to each input of <c, output>, for a fixed c,
+    differentiated again and checked against finite differences (float64 only)."""
+    if info.directive_for("grad", dtype, sample.name) is not None:
+        pytest.skip("the first-order check of this sample is skipped or expected to fail")
+    _apply_directive(request, info, "second_order", dtype, sample)
+    expected = _outputs(info.ref(*sample.args, **sample.kwargs))
+    kwargs = {"rng": np.random.default_rng(0)}
+    if info.grad_eps is not None:
+        kwargs["eps"] = info.grad_eps
+    if info.grad_tol is not None:
+        kwargs["abs_tol"] = kwargs["rel_tol"] = info.grad_tol
+    checked = 0
+    for output_index, value in enumerate(expected):
+        fun, points = _grad_function(info, sample, output_index)
+        if np.asarray(value).dtype.kind != "f":
+            continue
+        for k in range(len(points)):
+            verify_grad(_second_order_function(fun, np.shape(value), k), points, **kwargs)
+            checked += 1
+    if not checked:
+        pytest.skip("no floating-point input or output")
+
+
+def test_second_order_names_are_entries():
+    names = {info.name for info in REGISTRY if info.grad}
+    assert names >= SECOND_ORDER, sorted(SECOND_ORDER - names)
+
+
+def _float64_leaks(symbols, outputs, grads):
+    """float64 variables of the gradient graph that depend on the (float32) data, other than
+    those of the forward graph (a float64 index computation like linspace's is not a leak)."""
+    forward = set(ancestors(outputs))
+    data = {v for v in symbols if v.type.dtype == "float32"}
+    leaks = []
+    for node in io_toposort(symbols, grads):
+        for out in node.outputs:
+            if getattr(out.type, "dtype", None) != "float64" or out in forward:
+                continue
+            if data.intersection(ancestors([out], blockers=list(data))):
+                leaks.append(f"{node.op} -> {out.type}")
+    return leaks
+
+
+@pytest.mark.parametrize(
+    ("info", "sample", "dtype"), [c for c in CASES if c.values[2] == "float32"]
+)
+def test_grad_stays_float32(request, info, sample, dtype):
+    """A float32 graph gets float32 gradients computed in float32 (no float64 on the way)."""
+    if not info.grad or info.directive_for("grad", dtype, sample.name) is not None:
+        pytest.skip("not differentiable, or the gradient check is skipped or expected to fail")
+    _apply_directive(request, info, "grad_dtype", dtype, sample)
+    symbols, _, call_args, wrt = _differentiable(sample)
+    outputs = [
+        o for o in _outputs(info.build(*call_args, **sample.kwargs)) if o.type.dtype == "float32"
+    ]
+    wrt_vars = [symbols[i] for i in wrt if symbols[i].type.dtype == "float32"]
+    if not wrt_vars or not outputs:
+        pytest.skip("no float32 input and output")
+    cost = sum((o * np.float32(0.7)).sum() for o in outputs)
+    grads = grad(cost, wrt_vars, disconnected_inputs="ignore", null_gradients="return")
+    grads = [g for g in grads if getattr(g.type, "dtype", None) is not None]
+    assert all(g.type.dtype == "float32" for g in grads)
+    assert _float64_leaks(symbols, outputs, grads) == []
 
 
 def _float_outputs(outputs):

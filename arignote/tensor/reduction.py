@@ -206,19 +206,27 @@ class Prod(CAReduce):
 
 
 def _prod_partials(x: Variable, axes: tuple[int, ...]) -> Variable:
-    """d prod(x, axes) / d x, elementwise and safe with zeros.
+    """d prod(x, axes) / d x, elementwise: exact with zeros, and so are its own derivatives.
 
-    With P the product of the nonzero elements of a group and Z its number of zeros, the
-    partial at x_i is P / x_i when Z == 0; at a zero it is P when Z == 1; otherwise 0.
+    The partial at x_i is the product of the other elements of its group, computed without
+    dividing by zero. At a nonzero x_i it is prod(x) / x_i (which is 0 in a group holding a
+    zero, with the right derivative in that zero). At a zero x_i, with P the product of the
+    group's nonzero elements and Z its number of zeros, it is P when Z == 1; when Z == 2 it is
+    P times the other zero, written P * (sum of the group's zeros - x_i) so that its derivative
+    in the other zero is P (a Hessian of a product with two zeros is not 0); with more zeros
+    it is 0 together with its first derivatives.
     """
     ndim = x.type.ndim
+    dtype = x.type.dtype
     is_zero = eq(x, 0)
     zeros_in_group = _restore_axes(Sum(axes)(is_zero), axes, ndim)
     nonzero = switch(is_zero, 1, x)
-    product = _restore_axes(Prod(axes, dtype=x.type.dtype)(nonzero), axes, ndim)
-    at_zero = switch(eq(zeros_in_group, 1), product, 0)
-    elsewhere = switch(eq(zeros_in_group, 0), product / nonzero, 0)
-    return switch(is_zero, at_zero, elsewhere)
+    product = _restore_axes(Prod(axes, dtype=dtype)(x), axes, ndim)
+    nonzero_product = _restore_axes(Prod(axes, dtype=dtype)(nonzero), axes, ndim)
+    zero_sum = _restore_axes(Sum(axes, dtype=dtype)(switch(is_zero, x, 0)), axes, ndim)
+    two_zeros = switch(eq(zeros_in_group, 2), nonzero_product * (zero_sum - x), 0)
+    at_zero = switch(eq(zeros_in_group, 1), nonzero_product, two_zeros)
+    return switch(is_zero, at_zero, product / nonzero)
 
 
 class _BoolReduce(CAReduce):
