@@ -7,7 +7,7 @@ from itertools import pairwise
 import numpy as np
 
 import arignote.tensor as pt
-from tests.op_db.core import FLOAT_DTYPES, OpInfo, Sample, register
+from tests.op_db.core import FLOAT_DTYPES, Directive, OpInfo, Sample, register
 
 
 def _with_zeros(rng, shape):
@@ -137,7 +137,22 @@ def _alloc_diag(diagonal, rows, cols, offset, axis1, axis2):
 
 register(
     OpInfo("cumsum", pt.cumsum, np.cumsum, _cum_samples, dtypes=FLOAT_DTYPES, op_class=pt.CumOp),
-    OpInfo("cumprod", pt.cumprod, np.cumprod, _cum_samples, dtypes=FLOAT_DTYPES, op_class=pt.CumOp),
+    OpInfo(
+        "cumprod",
+        pt.cumprod,
+        np.cumprod,
+        _cum_samples,
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.CumOp,
+        directives=[
+            Directive(
+                "second_order",
+                "first derivatives are exact at zeros; the second derivative there would need "
+                "a dedicated zero-tracking op (the gradient graph switches on the zero count)",
+                samples=["zeros", "zeros-flat"],
+            )
+        ],
+    ),
     OpInfo("flip", pt.flip, np.flip, _flip_samples, dtypes=FLOAT_DTYPES, op_class=pt.Flip),
     OpInfo(
         "fliplr",
