@@ -28,9 +28,9 @@ SECOND_ORDER = frozenset(
         # shapes, indexing, joins, allocation
         "reshape",
         "transpose",
-        "getitem_basic",
-        "getitem_advanced",
-        "inc_subtensor_advanced1",
+        "getitem[basic]",
+        "getitem[advanced]",
+        "inc_subtensor[advanced1]",
         "take",
         "where",
         "sort",
