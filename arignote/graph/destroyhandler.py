@@ -174,16 +174,19 @@ def can_destroy(fgraph: Any, node: Apply, index: int, max_visits: int = 500) -> 
 
     True when the memory is not protected, nothing else destroys it, it is not a graph output,
     ``node`` does not read it through another input, and every other reader can run before
-    ``node`` (none of them depends on ``node``; the search gives up, saying no, after
-    ``max_visits`` nodes). In-place rewriters use this to choose candidates cheaply; the
-    ``DestroyHandler`` still validates the result.
+    ``node`` (none of them depends on ``node``). Both searches give up, saying no, after
+    ``max_visits`` uses or nodes: an in-place pass asks this of every node, and a value read
+    thousands of times would otherwise make the pass quadratic. In-place rewriters use this to
+    choose candidates cheaply; the ``DestroyHandler`` still validates the result.
     """
     handler = getattr(fgraph, "destroy_handler", None)
     var = node.inputs[index]
     root = view_root(var)
     if handler is None or handler.why_protected(root) is not None:
         return False
-    family = _family_of(fgraph, root)
+    family = _family_of(fgraph, root, max_visits)
+    if family is None:
+        return False
     if any(i != index and view_root(inp) is root for i, inp in enumerate(node.inputs)):
         return False
     readers = set()
@@ -196,13 +199,19 @@ def can_destroy(fgraph: Any, node: Apply, index: int, max_visits: int = 500) -> 
     return not readers or not _reaches(fgraph, node, readers, max_visits)
 
 
-def _family_of(fgraph: Any, root: Variable) -> list[Variable]:
-    """``root`` and the variables viewing it, found by walking clients through views."""
+def _family_of(fgraph: Any, root: Variable, max_uses: int) -> list[Variable] | None:
+    """``root`` and the variables viewing it, found by walking clients through views (None
+    when they have more than ``max_uses`` uses in all)."""
     family, stack = [], [root]
+    uses = 0
     while stack:
         var = stack.pop()
         family.append(var)
-        for client, i in fgraph.clients.get(var, ()):
+        clients = fgraph.clients.get(var, ())
+        uses += len(clients)
+        if uses > max_uses:
+            return None
+        for client, i in clients:
             if client == "output":
                 continue
             for out_index, inputs in getattr(client.op, "view_map", {}).items():

@@ -149,3 +149,16 @@ def test_destroyer_reading_its_victim_twice_is_invalid():
     e = exp(x)
     with pytest.raises(InconsistencyError, match="while overwriting it"):
         graph([TwoInputInplace()(e, e)]).validate()
+
+
+def test_can_destroy_gives_up_on_values_with_many_uses():
+    """An in-place pass asks this of every reader: a value read thousands of times (through
+    views too) is left alone rather than scanned once per reader, which was quadratic."""
+    (x,) = variables("x")
+    e = exp(x)
+    readers = [neg(view(e)) for _ in range(5)]
+    first = neg(e)
+    fg = graph([first, *readers])
+    assert can_destroy(fg, first.owner, 0)  # 6 uses of e's memory (5 through views)
+    assert can_destroy(fg, first.owner, 0, max_visits=11)
+    assert not can_destroy(fg, first.owner, 0, max_visits=10)
