@@ -145,10 +145,14 @@ def test_zero_dimensional_inputs_use_operators_with_numpy_types(dtype):
     a, b = ps.get_scalar_type(dtype)("a"), ps.get_scalar_type(dtype)("b")
     c = Composite([a, b], [(a * b + a) - ps.neg(b)])
     source = _source(c, "scalar")
-    assert " * " in source and "= f" not in source  # operators, no function calls
+    if dtype.startswith("float"):
+        assert " * " in source and "= f" not in source  # operators, no function calls
+    else:
+        assert " * " not in source  # integer scalar operators warn where ufuncs wrap silently
     va, vb = np.asarray(100, dtype=dtype), np.asarray(3, dtype=dtype)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="raise"):  # int8 wraps silently, as the unfused ufuncs do
         got = c.elementwise(va, vb)
+    with np.errstate(over="ignore"):
         expected = np.subtract(np.add(np.multiply(va, vb), va), np.negative(vb))
     assert np.asarray(got).dtype == expected.dtype  # int8 wraps, float32 stays float32
     np.testing.assert_array_equal(got, expected)
