@@ -185,11 +185,13 @@ def _copy_graph(inputs: list[Variable], outputs: list[Variable]) -> tuple[list, 
         else:
             results = _reapply(node, args)
         memo.update(zip(node.outputs, results))
-    new_outputs = []
+    new_outputs: list[Variable] = []
     for out in outputs:
         new = _checked_input(memo, out, None)
-        # An output that is an input or a constant is copied, so it never aliases an input.
-        new_outputs.append(new if new.owner is not None else identity(new))
+        # An output that is an input or a constant, or that repeats an earlier output, is
+        # copied: outputs never alias an input or each other.
+        fresh = new.owner is not None and all(new is not o for o in new_outputs)
+        new_outputs.append(new if fresh else identity(new))
     return new_inputs, new_outputs
 
 

@@ -156,3 +156,11 @@ def test_zero_dimensional_inputs_use_operators_with_numpy_types(dtype):
         expected = np.subtract(np.add(np.multiply(va, vb), va), np.negative(vb))
     assert np.asarray(got).dtype == expected.dtype  # int8 wraps, float32 stays float32
     np.testing.assert_array_equal(got, expected)
+
+
+def test_repeated_outputs_do_not_alias_each_other(rng):
+    e = ps.exp(x)
+    c = Composite([x], [e, e])
+    first, second = c.elementwise(rng.normal(size=4))
+    assert not np.shares_memory(first, second)
+    np.testing.assert_array_equal(first, second)
