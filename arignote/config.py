@@ -19,10 +19,12 @@ option                      default         meaning
 ==========================  ==============  ======================================================
 ``floatX``                  ``"float64"``   dtype of ``matrix()``, ``vector()``..., and of Python
                                             floats turned into constants
-``mode``                    ``"FAST_RUN"``  mode of ``function()`` when none is given (a name
-                                            known to ``get_mode``, or a ``Mode``)
-``linker``                  ``"vm"``        linker of modes that do not name one
-``optimizer``               ``"fast_run"``  rewrite pipeline of modes that do not name one
+``mode``                    ``"Mode"``      mode of ``function()`` when none is given (a name
+                                            known to ``get_mode``, or a ``Mode``); "Mode" is
+                                            the mode made of ``linker`` and ``optimizer``
+``linker``                  ``"vm"``        linker of ``"Mode"`` and of modes naming none
+``optimizer``               ``"fast_run"``  rewrite pipeline of ``"Mode"`` and of modes naming
+                                            none
 ``on_rewrite_error``        ``"warn"``      a rewrite that raises: "warn" (skip it), "raise",
                                             "ignore"
 ``check_integrity``         ``False``       check the FunctionGraph after every rewrite
@@ -60,14 +62,17 @@ class Options:
 
     #: dtype of ``matrix()``, ``vector()``... and of Python floats turned into constants.
     floatX: str = "float64"
-    #: default compilation mode of ``function()``: a name ("FAST_RUN", "FAST_COMPILE",
-    #: "DebugMode", "NanGuardMode", or one added with ``register_mode``) or a ``Mode``.
-    mode: Any = "FAST_RUN"
-    #: default linker for modes that do not name one ("vm": the Python VM, freeing
-    #: intermediates early; "vm_nogc": keeps them between calls; "py": same as "vm_nogc").
+    #: default compilation mode of ``function()``: a name ("Mode", "FAST_RUN",
+    #: "FAST_COMPILE", "DebugMode", "NanGuardMode", or one added with ``register_mode``) or a
+    #: ``Mode``. "Mode" (the default, as in PyTensor) is ``Mode(linker, optimizer)`` built
+    #: from the two options below, so that changing them changes what ``function()`` does.
+    mode: Any = "Mode"
+    #: linker of the "Mode" mode and of modes that do not name one ("vm": the Python VM,
+    #: freeing intermediates early; "vm_nogc": keeps them between calls; "py": same as
+    #: "vm_nogc").
     linker: str = "vm"
-    #: default rewrite pipeline for modes that do not name one ("fast_run", "fast_compile",
-    #: "merge", "None").
+    #: rewrite pipeline of the "Mode" mode and of modes that do not name one ("fast_run",
+    #: "fast_compile", "merge", "None").
     optimizer: str = "fast_run"
     #: what a rewrite that raises does: "warn" (and skip it), "raise", or "ignore".
     on_rewrite_error: str = "warn"
@@ -111,8 +116,14 @@ class Options:
             key, sep, value = item.partition("=")
             if not sep:
                 raise ValueError(f"ARIGNOTE_FLAGS entries look like name=value, got {item!r}")
-            changes[key.strip()] = _parse(key.strip(), value.strip())
-        return dataclasses.replace(cls(), **changes)
+            try:
+                changes[key.strip()] = _parse(key.strip(), value.strip())
+            except (AttributeError, ValueError) as err:
+                raise ValueError(f"ARIGNOTE_FLAGS={text!r}: {err}") from err
+        try:
+            return dataclasses.replace(cls(), **changes)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"ARIGNOTE_FLAGS={text!r}: {err}") from err
 
 
 _FIELD_TYPES = {f.name: f.type for f in fields(Options)}
@@ -188,14 +199,12 @@ class Config:
     """Attribute access to the current :class:`Options` (``config.floatX``)."""
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        try:
-            return getattr(options(), name)
-        except AttributeError:
-            raise AttributeError(
-                f"Unknown config option {name!r}; known: {sorted(_FIELD_TYPES)}"
-            ) from None
+        # Private names are never options: answering them without resolving the options keeps
+        # introspection (hasattr, copy, getattr(obj, "_marker", None) over module globals at
+        # import time) from reading ARIGNOTE_FLAGS.
+        if name.startswith("_") or name not in _FIELD_TYPES:
+            raise AttributeError(f"Unknown config option {name!r}; known: {sorted(_FIELD_TYPES)}")
+        return getattr(options(), name)
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Change the process-wide default of option ``name`` (all threads see it)."""

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -85,6 +88,38 @@ def test_importing_does_not_read_the_environment():
     text = Path(config_module.__file__).read_text()
     module_level = [line for line in text.splitlines() if line and not line[0].isspace()]
     assert not any("from_env()" in line for line in module_level)
+    # The real thing: a fresh interpreter importing the whole library leaves the environment
+    # unread until an option is read, and then applies it.
+    script = (
+        "import sys, arignote\n"
+        "defaults = sys.modules['arignote.config']._defaults\n"
+        "assert defaults.options is None, 'ARIGNOTE_FLAGS read while importing'\n"
+        "assert arignote.config.floatX == 'float32'\n"
+        "assert arignote.tensor.vector().dtype == 'float32'\n"
+    )
+    env = {**os.environ, "ARIGNOTE_FLAGS": "floatX=float32"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_introspecting_config_does_not_resolve_the_options(monkeypatch):
+    fresh = config_module._Defaults()
+    monkeypatch.setattr(config_module, "_defaults", fresh)
+    assert getattr(config, "_plural", False) is False  # what tensor.type does over its globals
+    assert not hasattr(config, "__wrapped__")
+    assert fresh.options is None
+
+
+def test_bad_environment_names_arignote_flags():
+    with pytest.raises(
+        ValueError, match=r"ARIGNOTE_FLAGS='bogus=1': Unknown config option 'bogus'"
+    ):
+        Options.from_env({"ARIGNOTE_FLAGS": "bogus=1"})
+    with pytest.raises(ValueError, match=r"ARIGNOTE_FLAGS='floatX=float99': config.floatX"):
+        Options.from_env({"ARIGNOTE_FLAGS": "floatX=float99"})
 
 
 @pytest.fixture

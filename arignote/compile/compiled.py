@@ -62,8 +62,10 @@ class _Explicit:
         self.name = spec.name
         self.strict = spec.strict
         self.allow_downcast = spec.allow_downcast
-        self.required = spec.value is None
         self.state = spec.update is not None
+        # An input with an update but no initial value is stateful too: its state starts with
+        # the first value given, and it is required only while it has none.
+        self.required = spec.value is None and not self.state
         # A plain default (no update) is put back whenever the argument is omitted.
         self.default = container.storage[0] if not self.required and not self.state else None
         vtype = spec.variable.type
@@ -282,7 +284,7 @@ class Function:
         for e, value in zip(explicit, checked):
             if value is not _MISSING:
                 e.cell[0] = value
-            elif e.required:
+            elif e.required or (e.state and e.cell[0] is None):
                 raise TypeError(
                     f"{self._signature()} is missing the argument for input {self._describe(e)}"
                 )
@@ -331,7 +333,9 @@ class Function:
         names = []
         for index, e in enumerate(self._explicit):
             name = e.name or f"<input {index}>"
-            names.append(f"{name}=<default>" if not e.required else name)
+            names.append(
+                f"{name}=<state>" if e.state else (name if e.required else f"{name}=<default>")
+            )
         return f"{self.name or 'function'}({', '.join(names)})"
 
     def __str__(self) -> str:

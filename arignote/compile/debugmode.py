@@ -7,7 +7,9 @@ Each call of a function compiled with ``mode="DebugMode"`` (or ``DebugMode(...)`
    for each node that
 
    - its outputs are valid values of their types (dtype, number of dimensions, static shape)
-     and, with ``check_isfinite``, contain no NaN or infinity (:class:`InvalidValueError`);
+     and, with ``check_isfinite``, contain no NaN or infinity unless one of its inputs already
+     did (:class:`InvalidValueError`: the node that creates a NaN is named, not the ones that
+     pass it on);
    - it changed no input it does not list in ``destroy_map`` (:class:`BadDestroyMap`);
    - it returned no output sharing memory with an input unless ``view_map``/``destroy_map``
      says so (:class:`BadViewMap`);
@@ -38,7 +40,8 @@ import numpy as np
 from arignote.compile.aliasing import view_root, views_of
 from arignote.compile.mode import Mode, register_mode
 from arignote.graph.basic import Apply, Constant, Variable, ancestors, clone_get_equiv
-from arignote.graph.features import Feature
+from arignote.graph.destroyhandler import DestroyHandler
+from arignote.graph.features import Feature, InconsistencyError
 from arignote.graph.fg import FunctionGraph, MissingInputError
 from arignote.graph.op import Op
 from arignote.graph.rewriting.trace import RewriteTrace
@@ -146,6 +149,13 @@ def _summary(value: Any) -> str:
 # -- value helpers ---------------------------------------------------------------------------
 
 
+def _nonfinite(value: Any) -> bool:
+    """Whether ``value`` is a float or complex array holding a NaN or an infinity."""
+    if not isinstance(value, (np.ndarray, np.generic)) or value.dtype.kind not in "fc":
+        return False
+    return not bool(np.all(np.isfinite(value)))
+
+
 def _copy(value: Any) -> Any:
     return value.copy() if isinstance(value, np.ndarray) else copy.deepcopy(value)
 
@@ -222,6 +232,9 @@ def preallocated(kind: str, value: Any, previous: Any) -> Any:
         big = _garbage_like(value, tuple(2 * s for s in shape))
         return big[tuple(slice(None, None, 2) for _ in shape)]
     if kind == "negative_strides":
+        # (a 0-d array has no strides to reverse; indexing it with () would give a scalar)
+        if value.ndim == 0:
+            return None
         return _garbage_like(value, shape)[tuple(slice(None, None, -1) for _ in shape)]
     if kind == "wrong_size":
         return _garbage_like(value, tuple(s + 1 for s in shape)) if value.ndim else None
@@ -277,7 +290,7 @@ class NodeChecker:
         outputs = self._compute(inputs, [[None] for _ in node.outputs])
         self._check_inputs(values, inputs)
         self._check_views(inputs, outputs)
-        self._check_outputs(outputs)
+        self._check_outputs(outputs, values)
         if self.shape_fn is not None:
             self._check_shapes(values, outputs)
         if self.by_perform:
@@ -308,7 +321,10 @@ class NodeChecker:
                 if i not in self.aliases[j] and _may_share(var, out, inp):
                     raise BadViewMap(self.node, j, i)
 
-    def _check_outputs(self, outputs: list[Any]) -> None:
+    def _check_outputs(self, outputs: list[Any], inputs: list[Any]) -> None:
+        # A NaN or infinity is blamed on the node that creates it: a node passing on (or viewing)
+        # non-finite values it received is not at fault, so NaN-containing inputs stay legal.
+        blame_nonfinite = self.mode.check_isfinite and not any(_nonfinite(v) for v in inputs)
         for j, (var, value) in enumerate(zip(self.node.outputs, outputs)):
             if value is None:
                 raise InvalidValueError(self.node, j, value, "perform left the output cell empty")
@@ -316,9 +332,10 @@ class NodeChecker:
                 var.type.filter(value, strict=True)
             except (TypeError, ValueError) as err:
                 raise InvalidValueError(self.node, j, value, str(err)) from err
-            finite_check = self.mode.check_isfinite and isinstance(value, np.ndarray)
-            if finite_check and value.dtype.kind in "fc" and not np.all(np.isfinite(value)):
-                raise InvalidValueError(self.node, j, value, "it contains NaN or infinity")
+            if blame_nonfinite and _nonfinite(value):
+                raise InvalidValueError(
+                    self.node, j, value, "it produced NaN or infinity from finite inputs"
+                )
 
     def _check_shapes(self, values: list[Any], outputs: list[Any]) -> None:
         inferred = self.shape_fn(values)
@@ -418,6 +435,9 @@ def _tensor_shapes(node: Apply, values: list[Any]) -> list[int]:
 def _evaluator(inputs: list[Variable], outputs: list[Variable]) -> Callable[[list], list]:
     """A plain (no rewrites, no checks) evaluation of ``outputs`` from ``inputs``."""
     fgraph = FunctionGraph(inputs, outputs, clone=True)
+    if any(getattr(node.op, "destroy_map", None) for node in fgraph.apply_nodes):
+        # (the inputs are private copies: all mutable) orders readers before in-place ops
+        fgraph.attach_feature(DestroyHandler(range(len(fgraph.inputs))))
     vm, in_cells, out_cells, _, _ = VMLinker(allow_gc=False).accept(fgraph).make_thunk()
 
     def evaluate(values: list[Any]) -> list[Any]:
@@ -475,6 +495,9 @@ class DebugRunner:
                 if var not in self.comparable:
                     continue
                 got = self.storage_map[var][0]
+                if not var.type.is_valid_value(got):
+                    reason = f"the compiled linker stored a value its type refuses ({got!r:.80})"
+                    raise InvalidValueError(node, j, got, reason)
                 if not _close(var, reference[var], got):
                     raise BadThunkOutput(
                         node, j, "compiled linker vs reference perform", reference[var], got
@@ -535,7 +558,7 @@ def _try_evaluator(inputs: list[Variable], outputs: list[Variable]) -> Callable 
         return None
     try:
         return _evaluator(list(inputs), list(outputs))
-    except (MissingInputError, TypeError, ValueError):
+    except (MissingInputError, InconsistencyError, TypeError, ValueError):
         return None
 
 
@@ -573,7 +596,8 @@ class DebugMode(Mode):
     optimizer
         The rewrite pipeline (default "fast_run"), whose every replacement is checked.
     check_isfinite
-        Report NaN or infinite values produced by any node.
+        Report a node producing NaN or infinite values from finite inputs (inputs holding NaN
+        are legal: only the node creating non-finite values is at fault).
     check_preallocated_output
         Preallocation kinds tried on every node's output cells: any of "previous",
         "c_contiguous", "f_contiguous", "strided", "negative_strides", "wrong_size".

@@ -299,6 +299,7 @@ class FunctionMaker:
             self._prepare()
         else:
             self.fgraph = fgraph
+            self._order_destroyers()
         self.linker = self._accept_linker()
 
     @property
@@ -346,12 +347,25 @@ class FunctionMaker:
         if self.profile is not None:
             self.profile.rewriting_time += self.timings["rewrite"]
 
+    def _destroy_handler(self) -> DestroyHandler:
+        # In-place ops may overwrite intermediate values and mutable inputs, never other inputs
+        # or constants; the handler checks that, and orders every reader of a value before the
+        # op overwriting it (the linker's toposort follows those orderings).
+        return DestroyHandler([k for k, i in enumerate(self.inputs) if i.mutable])
+
+    def _order_destroyers(self) -> None:
+        """Give a prepared graph (copied or unpickled) its DestroyHandler back.
+
+        Without it the linker's order ignores in-place ops: a node reading a value could run
+        after the op that overwrites it.
+        """
+        if getattr(self.fgraph, "destroy_handler", None) is None:
+            self.fgraph.attach_feature(self._destroy_handler())
+
     def _rewrite(self) -> None:
         fgraph = self.fgraph
         fgraph.attach_feature(ReplaceValidate())
-        # In-place rewrites may overwrite intermediate values and mutable inputs, never other
-        # inputs or constants; the handler also checks the in-place ops already in the graph.
-        fgraph.attach_feature(DestroyHandler([k for k, i in enumerate(self.inputs) if i.mutable]))
+        fgraph.attach_feature(self._destroy_handler())
         if fgraph.destroy_handler.destroyers:
             try:
                 fgraph.validate()
@@ -427,6 +441,7 @@ class FunctionMaker:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(restore_maker_state(state))
+        self._order_destroyers()
         self.linker = self._accept_linker()
 
 

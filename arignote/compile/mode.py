@@ -115,10 +115,25 @@ class Mode:
 FAST_COMPILE = Mode("vm", "fast_compile")
 FAST_RUN = Mode("vm", "fast_run")
 
-#: Modes by name; DebugMode and NanGuardMode register themselves here.
+_CONFIGURED: dict[tuple, Mode] = {}
+
+
+def configured_mode() -> Mode:
+    """The mode named "Mode" (``config.mode``'s default): ``config.linker`` and
+    ``config.optimizer`` as they are now (one Mode object per combination)."""
+    key = (config.linker, config.optimizer)
+    mode = _CONFIGURED.get(key)
+    if mode is None:
+        mode = _CONFIGURED[key] = Mode(*key)
+    return mode
+
+
+#: Modes by name; DebugMode and NanGuardMode register themselves here. A callable entry is
+#: called for each lookup (a mode class, or a factory like ``configured_mode``).
 predefined_modes: dict[str, Any] = {
     "FAST_COMPILE": FAST_COMPILE,
     "FAST_RUN": FAST_RUN,
+    "Mode": configured_mode,
 }
 
 

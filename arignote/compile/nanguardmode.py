@@ -49,7 +49,8 @@ def _problem(value: Any, nan: bool, inf: bool, big: bool) -> str | None:
     if inf and np.isinf(value).any():
         return "Inf"
     if big:
-        finite = np.abs(value[np.isfinite(value)]) if value.ndim else np.abs(value)
+        array = np.asarray(value)
+        finite = np.abs(array[np.isfinite(array)])  # an infinity is not a "big value"
         if finite.size and float(np.max(finite)) > BIG_THRESHOLD:
             return f"big value (abs > {BIG_THRESHOLD:g})"
     return None

@@ -6,87 +6,28 @@ nodes exceeds Python's recursion limit. A compiled function is therefore pickled
 *flattened*: the variables as a list (each saved without its ``owner``), the nodes as
 ``(op, input indices, output indices)`` in topological order. Unpickling rebuilds the same
 structure node by node. The function's ``In``/``Out`` specifications are saved as positions in
-that list, so the user's own graphs (which may be just as deep) are not pickled at all.
+that list, so the user's own graphs (which may be just as deep) are not pickled at all. For the
+same reason a profiled function is pickled with a fresh profile (its compile times kept, its
+per-node measurements, which refer to the original nodes, left behind).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from arignote.graph.basic import Apply, AtomicVariable, Variable
 from arignote.graph.fg import FunctionGraph
-from arignote.graph.shared import SharedVariable
-
-# Fields rebuilt from the structure rather than saved with each variable; a shared variable's
-# default update was already compiled into the graph and is not needed to run it.
-_NOT_SAVED = ("owner", "index", "clients", "_default_update")
+from arignote.graph.flat import FlatGraph
 
 
-def _variable_state(var: Variable) -> dict:
-    state = var.__getstate__() if hasattr(var, "__getstate__") else var.__dict__
-    state = dict(state or {})
-    for name in _NOT_SAVED:
-        state.pop(name, None)
-    return state
-
-
-class FlatGraph:
-    """A FunctionGraph as flat lists, picklable whatever the depth of the graph.
-
-    ``index`` (not pickled) maps each variable of the original graph to its position.
-    """
-
-    def __init__(self, fgraph: FunctionGraph) -> None:
-        self.index: dict[Variable, int] = {}
-        self.variables: list[tuple[type, dict]] = []
-        self.inputs = [self._ref(v) for v in fgraph.inputs]
-        self.nodes = [
-            (
-                node.op,
-                [self._ref(v) for v in node.inputs],
-                [self._ref(v) for v in node.outputs],
-                node.tag,
-            )
-            for node in fgraph.toposort()
-        ]
-        self.outputs = [self._ref(v) for v in fgraph.outputs]
-        self.update_mapping = fgraph.update_mapping
-
-    def _ref(self, var: Variable) -> int:
-        position = self.index.get(var)
-        if position is None:
-            position = self.index[var] = len(self.variables)
-            self.variables.append((type(var), _variable_state(var)))
-        return position
-
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        del state["index"]
-        return state
-
-    def rebuild(self) -> tuple[FunctionGraph, list[Variable]]:
-        """The FunctionGraph, and its variables in the order of ``self.variables``."""
-        variables = [_new_variable(cls, state) for cls, state in self.variables]
-        for op, inputs, outputs, tag in self.nodes:
-            node = Apply(op, [variables[i] for i in inputs], [variables[o] for o in outputs])
-            node.tag = tag
-        fgraph = FunctionGraph(
-            [variables[i] for i in self.inputs],
-            [variables[o] for o in self.outputs],
-            clone=False,
-            update_mapping=self.update_mapping,
-        )
-        return fgraph, variables
-
-
-def _new_variable(cls: type, state: dict) -> Variable:
-    var = cls.__new__(cls)
-    if not issubclass(cls, AtomicVariable):
-        var.__dict__.update(owner=None, index=None)
-    var.__dict__.update(state)
-    if issubclass(cls, SharedVariable):
-        var.__dict__.setdefault("_default_update", None)
-    return var
+def _rebuild_fgraph(flat: FlatGraph) -> tuple[FunctionGraph, list]:
+    variables = flat.rebuild()
+    fgraph = FunctionGraph(
+        [variables[i] for i in flat.inputs],
+        [variables[o] for o in flat.outputs],
+        clone=False,
+        update_mapping=flat.update_mapping,
+    )
+    return fgraph, variables
 
 
 def flat_maker_state(maker: Any) -> dict:
@@ -94,8 +35,11 @@ def flat_maker_state(maker: Any) -> dict:
     state = maker.__dict__.copy()
     state.pop("linker", None)
     state["rewrite_trace"] = None  # the history of the rewriting is not needed to run
+    if maker.profile is not None:
+        state["profile"] = maker.profile.fresh()  # its measurements name the original nodes
     fgraph = maker.fgraph
-    flat = FlatGraph(fgraph)
+    flat = FlatGraph(fgraph.inputs, fgraph.outputs)
+    flat.update_mapping = fgraph.update_mapping
     reverse_updates = {j: i for i, j in (fgraph.update_mapping or {}).items()}
     inputs, input_refs = [], []
     for j, inp in enumerate(maker.inputs):
@@ -115,7 +59,7 @@ def flat_maker_state(maker: Any) -> dict:
 def restore_maker_state(state: dict) -> dict:
     """Inverse of :func:`flat_maker_state`: rebuild the graph and re-point the specs."""
     state = dict(state)
-    fgraph, variables = state["fgraph"].rebuild()
+    fgraph, variables = _rebuild_fgraph(state["fgraph"])
     input_refs, output_refs = state.pop("_spec_refs")
     for spec, (var_ref, update_ref) in zip(state["inputs"], input_refs):
         spec.variable = variables[var_ref]

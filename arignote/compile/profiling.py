@@ -82,6 +82,18 @@ class ProfileStats:
         self.fct_callcount += 1
         self.fct_call_time += seconds
 
+    def fresh(self) -> ProfileStats:
+        """A new profile with this one's message and compile times, and no run measurements.
+
+        Pickled functions carry this instead of their profile: the measurements are keyed by
+        the Apply nodes of the original graph (pickling them would pickle the graph node by
+        node, recursively), and the unpickled function runs new nodes anyway.
+        """
+        new = ProfileStats(self.message)
+        new.rewriting_time, new.linker_time = self.rewriting_time, self.linker_time
+        new.nb_nodes = self.nb_nodes
+        return new
+
     def reset(self) -> None:
         """Forget the run-time measurements (compile times are kept)."""
         self.fct_callcount = 0

@@ -7,6 +7,7 @@ from typing import Any
 
 from arignote.graph.basic import Apply, Constant, Variable, clone_get_equiv
 from arignote.graph.features import AlreadyThere, Feature, ReplaceValidate
+from arignote.graph.flat import FlatGraph
 from arignote.graph.traversal import applys_between, io_toposort
 
 ClientList = list[tuple[Any, int]]
@@ -397,33 +398,31 @@ class FunctionGraph:
         return item in self.apply_nodes
 
     def __getstate__(self) -> dict:
-        # Features install helpers on the graph (``checkpoint``, ``validate``...); only the
-        # graph's own fields are saved, and the features re-install theirs when re-attached.
-        state = {k: v for k, v in self.__dict__.items() if k in _OWN_FIELDS}
-        state["_callbacks"] = {}
-        return state
+        # Pickle and deepcopy follow links depth first: the linked variables and nodes (and
+        # every variable's ``clients``) would make them recurse node by node, past the
+        # recursion limit for graphs of a hundred nodes. The structure is saved flat instead.
+        # Features install helpers on the graph (``checkpoint``, ``validate``...) and may hold
+        # its nodes: fresh clones of them are saved, as ``clone`` does, and re-attached.
+        return {
+            "flat": FlatGraph(self.inputs, self.outputs),
+            "features": [feature.clone() for feature in self.features],
+            "update_mapping": self.update_mapping,
+            "profile": self.profile,
+        }
 
     def __setstate__(self, state: dict) -> None:
-        features = state.pop("features")
-        self.__dict__.update(state)
-        self.features = []
-        for feature in features:
+        flat = state["flat"]
+        variables = flat.rebuild()
+        FunctionGraph.__init__(
+            self,
+            [variables[i] for i in flat.inputs],
+            [variables[o] for o in flat.outputs],
+            clone=False,
+            update_mapping=state["update_mapping"],
+        )
+        self.profile = state["profile"]
+        for feature in state["features"]:
             self.attach_feature(feature)
-
-
-_OWN_FIELDS = frozenset(
-    [
-        "inputs",
-        "outputs",
-        "apply_nodes",
-        "variables",
-        "clients",
-        "features",
-        "_callbacks",
-        "update_mapping",
-        "profile",
-    ]
-)
 
 
 def _ownerless_inputs(outputs: list[Variable]) -> list[Variable]:

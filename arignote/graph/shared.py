@@ -119,9 +119,12 @@ class SharedVariable(AtomicVariable):
         try:
             stored = type.filter(value, strict=strict, allow_downcast=allow_downcast)
         except (TypeError, ValueError) as err:
-            raise _value_error(
-                err, f"Cannot create shared variable {name or ''}", type, value
-            ) from err
+            what = (
+                f"Cannot create shared variable {name}"
+                if name
+                else "Cannot create a shared variable"
+            )
+            raise _value_error(err, what, type, value) from err
         self.container = Container(
             self,
             [stored],
@@ -213,7 +216,14 @@ def _copy_value(value: Any) -> Any:
 
 def _value_error(err: Exception, what: str, type_: Any, value: Any) -> Exception:
     """``err`` re-typed with a message naming the variable, its type and the value given."""
-    return type(err)(f"{what}: it holds values of type {type_}, got {describe_value(value)}. {err}")
+    # Types phrase their downcast hint for function arguments; a shared variable's switch is
+    # the ``allow_downcast`` of ``shared()``.
+    reason = str(err).replace(
+        "allow_input_downcast=True to function()", "allow_downcast=True to shared()"
+    )
+    return type(err)(
+        f"{what}: it holds values of type {type_}, got {describe_value(value)}. {reason}"
+    )
 
 
 class ObjectType(Type):
@@ -246,6 +256,8 @@ class ObjectType(Type):
 
     def __str__(self) -> str:
         return f"ObjectType({self.python_type.__name__})"
+
+    __repr__ = __str__
 
 
 _constructors: list[Callable] = []

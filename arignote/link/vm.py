@@ -214,11 +214,15 @@ class ProfilingVM(VM):
     """A VM that measures each node: time, calls, output sizes and shapes (for flops).
 
     The measures accumulate on the VM; :meth:`update_profile` moves them into a profile
-    object (``arignote.compile.profiling.ProfileStats``) after each call.
+    object (``arignote.compile.profiling.ProfileStats``) after each call. Like
+    :class:`CallbackVM` it calls ``callback_input``/``callback`` around each node when they are
+    set (a profiled NanGuardMode function), outside the timed part.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, callback=None, callback_input=None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.callback = callback
+        self.callback_input = callback_input
         n = len(self.thunks)
         self.call_times = [0.0] * n
         self.call_counts = [0] * n
@@ -232,7 +236,10 @@ class ProfilingVM(VM):
         clock = time.perf_counter
         plan = self.plan
         start_call = clock()
+        hooked = self.callback is not None or self.callback_input is not None
         for position, thunk in enumerate(self.thunks):
+            if hooked:
+                self._hook(self.callback_input, position)
             start = clock()
             try:
                 thunk()
@@ -241,10 +248,21 @@ class ProfilingVM(VM):
             self.call_times[position] += clock() - start
             self.call_counts[position] += 1
             self._measure(position)
+            if hooked:
+                self._hook(self.callback, position)
             if plan is not None:
                 for cell in plan[position]:
                     cell[0] = None
         self.total_time += clock() - start_call
+
+    def _hook(self, callback: Callable | None, position: int) -> None:
+        if callback is not None:
+            callback(
+                node=self.order[position],
+                thunk=self.thunks[position],
+                storage_map=self.storage_map,
+                compute_map=self.compute_map,
+            )
 
     def _measure(self, position: int) -> None:
         outputs = [cell[0] for cell in self._output_cells[position]]
@@ -336,7 +354,7 @@ class VMLinker(Linker):
         allow_gc = config.allow_gc if self.allow_gc is None else self.allow_gc
         plan = gc_plan(fgraph, order, storage_map) if allow_gc else None
         vm = self._vm_class(thunks)(fgraph, order, thunks, storage_map, compute_map, plan)
-        if isinstance(vm, CallbackVM):
+        if isinstance(vm, (CallbackVM, ProfilingVM)):
             vm.callback, vm.callback_input = self.callback, self.callback_input
         return vm, input_storage, output_storage, thunks, order, storage_map, compute_map
 
@@ -351,10 +369,10 @@ class VMLinker(Linker):
     def _vm_class(self, thunks: list) -> type[VM]:
         if any(getattr(t, "lazy", False) for t in thunks):
             return LazyVM
+        if self.profile:
+            return ProfilingVM  # (it calls the callbacks too)
         if self.callback is not None or self.callback_input is not None:
             return CallbackVM
-        if self.profile:
-            return ProfilingVM
         if len(thunks) <= GeneratedVM.MAX_NODES:
             return GeneratedVM
         return VM

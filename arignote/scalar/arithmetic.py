@@ -19,9 +19,9 @@ from arignote.scalar.basic import (
     conj_if_complex,
     get_scalar_type,
     grad_dtype,
+    integer_dtypes,
     is_complex,
     is_discrete,
-    probed_output_types,
     zero_grad_for,
 )
 from arignote.scalar.logical import signbit
@@ -169,16 +169,15 @@ class Minimum(BinaryScalarOp):
 
 
 class Clip(ScalarOp):
-    """``clip(x, lo, hi)`` = ``minimum(maximum(x, lo), hi)``, as ``np.clip``."""
+    """``clip(x, lo, hi)`` = ``minimum(maximum(x, lo), hi)``, as ``np.clip``.
+
+    ``nfunc`` is the ternary ufunc ``np.clip`` calls after checking its arguments: its loop
+    selection gives NumPy's output dtypes (``clip(int8, uint8, float16)`` is float16, which
+    two binary ufuncs in a row would make float32).
+    """
 
     nin = 3
-
-    def output_types(self, types):
-        return probed_output_types(self, types)
-
-    def elementwise(self, x, lo, hi):
-        # np.clip's definition, without its ~10 us of argument checking per call
-        return np.minimum(np.maximum(x, lo), hi)
+    nfunc = np._core.umath.clip
 
     def L_op(self, inputs, outputs, output_grads):
         (x, lo, hi), (gz,) = inputs, output_grads
@@ -254,6 +253,18 @@ class Comparison(BinaryScalarOp):
 
     def output_types(self, types):
         return bool_out(*types)
+
+    def weak_scalar_dtype(self, value, loop_dtype):
+        # NumPy compares integers with Python integers beyond their range exactly
+        # (int8_array < 300 is all True) instead of raising OverflowError: give the number a
+        # dtype that holds it, so that the loop NumPy picks for the pair compares exactly.
+        if type(value) is not int or loop_dtype not in integer_dtypes:
+            return loop_dtype
+        info = np.iinfo(loop_dtype)
+        if info.min <= value <= info.max:
+            return loop_dtype
+        fitting = np.min_scalar_type(value)
+        return fitting.name if fitting.kind in "iu" else "float64"
 
     def L_op(self, inputs, outputs, output_grads):
         return _zero_grads(inputs)

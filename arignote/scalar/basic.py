@@ -171,25 +171,84 @@ def convert_weak_scalars(
     inputs: Sequence[Any],
     make_constant: Callable[[Any, str], Any],
     typing_positions: Sequence[int] | None = None,
+    scalar_op: Any = None,
 ) -> list:
     """Replace the Python-number entries of ``inputs`` by constants typed as NumPy 2 would.
 
     ``make_constant(value, dtype)`` builds the constant (scalar or tensor, per caller).
     ``typing_positions`` lists the inputs whose dtypes take part in the promotion (None: all);
-    ``np.where(cond, x, 0.5)``, for one, types ``0.5`` from ``x`` alone.
+    ``np.where(cond, x, 0.5)``, for one, types ``0.5`` from ``x`` alone, and a number in
+    another position has its own default dtype (``np.where(-1, uint8_x, y)`` is fine).
+
+    With a ``scalar_op`` computed by a NumPy ufunc, the numbers take the dtypes of the loop that
+    the ufunc itself would run (see :func:`ufunc_weak_dtypes`), which is NumPy's rule exactly.
+    A ``scalar_op`` whose ``weak_python_scalars`` is False takes numbers as NumPy arrays would
+    (``int`` -> int64): its NumPy function converts them with ``np.asarray``.
     """
     if not any(is_python_scalar(i) for i in inputs):
         return list(inputs)
+    if scalar_op is not None and not scalar_op.weak_python_scalars:
+        return [
+            make_constant(i, python_scalar_dtype(i)) if is_python_scalar(i) else i for i in inputs
+        ]
+    loop_dtypes = ufunc_weak_dtypes(scalar_op, inputs) if scalar_op is not None else None
     typing = [i for k, i in enumerate(inputs) if typing_positions is None or k in typing_positions]
-    strong = [i.type.dtype for i in typing if isinstance(i, Variable) and hasattr(i.type, "dtype")]
-    strong += [np.asarray(i).dtype.name for i in typing if isinstance(i, (np.ndarray, np.generic))]
+    strong = [d for d in map(_strong_dtype, typing) if d is not None]
     converted = []
-    for i in inputs:
-        if is_python_scalar(i):
-            converted.append(make_constant(i, weak_scalar_dtype(strong, i)))
-        else:
+    for k, i in enumerate(inputs):
+        if not is_python_scalar(i):
             converted.append(i)
+        elif typing_positions is not None and k not in typing_positions:
+            converted.append(make_constant(i, python_scalar_dtype(i)))  # typed on its own
+        elif loop_dtypes is not None:
+            converted.append(make_constant(i, scalar_op.weak_scalar_dtype(i, loop_dtypes[k])))
+        else:
+            converted.append(make_constant(i, weak_scalar_dtype(strong, i)))
     return converted
+
+
+def _strong_dtype(value: Any) -> str | None:
+    """The dtype of a variable or NumPy value (None for Python numbers and anything else)."""
+    if isinstance(value, Variable):
+        return getattr(value.type, "dtype", None)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype.name
+    return None
+
+
+def ufunc_weak_dtypes(scalar_op: Any, inputs: Sequence[Any]) -> list[str] | None:
+    """The dtypes of the loop NumPy runs for ``scalar_op.nfunc(*inputs)``, Python numbers weak.
+
+    NEP 50 types a Python number by the loop the ufunc selects, not by a promotion of the
+    operands: ``int8_array / 300`` runs the float loop, where 300 fits; SciPy's
+    ``beta(float32_array, 2)`` picks its first matching loop, float64. ``resolve_dtypes``
+    answers exactly, given the Python types of the numbers. None when the op is not a plain
+    ufunc of that arity or when NumPy has no loop (the caller's own typing then reports it).
+    """
+    ufunc = scalar_op.nfunc
+    if (
+        not isinstance(ufunc, np.ufunc)
+        or ufunc.nin != len(inputs)
+        or scalar_op.typing_positions is not None
+    ):
+        return None
+    operands: list[Any] = []
+    for value in inputs:
+        if isinstance(value, builtins.bool):
+            operands.append(np.dtype("bool"))  # NumPy takes True and False as booleans
+        elif is_python_scalar(value):
+            operands.append(next(t for t in (int, float, complex) if isinstance(value, t)))
+        elif (dtype := _strong_dtype(value)) is not None:
+            operands.append(np.dtype(dtype))
+        else:
+            return None
+    if all(isinstance(o, type) for o in operands):
+        return None  # numbers alone: their default dtypes (floatX for floats)
+    try:
+        resolved = ufunc.resolve_dtypes((*operands, *([None] * ufunc.nout)))
+    except (TypeError, ValueError, np._core._exceptions._UFuncNoLoopError):
+        return None
+    return [dt.name for dt in resolved[: ufunc.nin]]
 
 
 # -- output type rules ----------------------------------------------------------------------
@@ -235,6 +294,9 @@ class ScalarOp(Op):
     identity: Any = None
     #: Inputs whose dtypes type the Python-number operands (NEP 50); None: all of them.
     typing_positions: tuple[int, ...] | None = None
+    #: Whether Python numbers are weak (NEP 50); False for NumPy/SciPy functions that call
+    #: ``np.asarray`` on their arguments, making ``2`` an int64 and ``2.5`` a float64.
+    weak_python_scalars: bool = True
 
     __props__ = ("output_types_preference",)
 
@@ -253,10 +315,18 @@ class ScalarOp(Op):
     def make_node(self, *inputs: Any) -> Apply:
         if self.nin >= 0 and len(inputs) != self.nin:
             raise TypeError(f"{self} takes {self.nin} inputs, got {len(inputs)}")
-        inputs = convert_weak_scalars(inputs, lambda v, dt: constant(v, dt), self.typing_positions)
+        inputs = convert_weak_scalars(
+            inputs, lambda v, dt: constant(v, dt), self.typing_positions, scalar_op=self
+        )
         inputs = [as_scalar(i) for i in inputs]
         out_types = self.output_types([i.type for i in inputs])
         return Apply(self, inputs, [t() for t in out_types])
+
+    def weak_scalar_dtype(self, value: Any, loop_dtype: str) -> str:
+        """The dtype of the constant made of the Python number ``value``, given the dtype of
+        the ufunc loop for its position; a value out of that dtype's range raises
+        ``OverflowError`` when the constant is made, as in NumPy."""
+        return loop_dtype
 
     def elementwise(self, *arrays: Any) -> Any:
         """Compute this op on NumPy arrays (variadic ops fold ``nfunc`` left to right)."""
@@ -290,16 +360,30 @@ class ScalarOp(Op):
         return [self._output_tangent(inputs, outputs, k, eval_points) for k in range(len(outputs))]
 
     def _output_tangent(self, inputs, outputs, k: int, eval_points) -> Any:
+        # See Elemwise._output_tangent: on complex numbers the unit cotangents 1 and i give
+        # the partials of Re(y) and Im(y), and each term is Re(conj(partial) v).
         if outputs[k].type.dtype in discrete_dtypes:
             return None
-        seeds = [constant(int(j == k), grad_dtype(o)) for j, o in enumerate(outputs)]
+        real_part = self._tangent_part(inputs, outputs, k, eval_points, 1)
+        if not is_complex(outputs[k]) or real_part is None or is_null(real_part):
+            return real_part
+        imag_part = self._tangent_part(inputs, outputs, k, eval_points, 1j)
+        if imag_part is None or is_null(imag_part):
+            return imag_part
+        return _COMPLEX_PARTS["complex"](real_part, imag_part)
+
+    def _tangent_part(self, inputs, outputs, k: int, eval_points, seed) -> Any:
+        seeds = [constant(seed if j == k else 0, grad_dtype(o)) for j, o in enumerate(outputs)]
         total = None
         for partial, ev in zip(self.L_op(inputs, outputs, seeds), eval_points):
             if ev is None or is_disconnected(partial):
                 continue
             if is_null(partial):
                 return partial
-            term = partial * ev
+            if is_complex(as_scalar(partial)) or is_complex(as_scalar(ev)):
+                term = _COMPLEX_PARTS["real"](conj(partial) * ev)
+            else:
+                term = partial * ev
             total = term if total is None else total + term
         return total
 
@@ -394,6 +478,15 @@ class Conj(UnaryScalarOp):
 
 
 conj = Conj(name="conj")
+
+
+#: The scalar ops ``real`` and ``complex``, registered by ``arignote.scalar.complex`` (which
+#: builds on this module): ``ScalarOp.R_op`` assembles tangents of complex maps from parts.
+_COMPLEX_PARTS: dict[str, Any] = {}
+
+
+def register_complex_parts(real: ScalarOp, complex_: ScalarOp) -> None:
+    _COMPLEX_PARTS.update(real=real, complex=complex_)
 
 
 def conj_if_complex(var: Variable) -> Variable:

@@ -16,6 +16,7 @@ from arignote.scalar.basic import (
     is_complex,
     is_discrete,
     probed_output_types,
+    register_complex_parts,
     upcast,
     zero_grad_for,
 )
@@ -109,3 +110,4 @@ real = Real(name="real")
 imag = Imag(name="imag")
 angle = Angle(name="angle")
 complex_ = Complex(name="complex")
+register_complex_parts(real, complex_)

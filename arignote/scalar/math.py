@@ -8,10 +8,11 @@ import math
 import numpy as np
 import scipy.special as sp
 
-from arignote.scalar.arithmetic import _grad_or_zero, neg
+from arignote.scalar.arithmetic import _grad_or_zero, eq, neg, switch
 from arignote.scalar.basic import (
     BinaryScalarOp,
     FloatUnaryOp,
+    complex_dtypes,
     conj_if_complex,
     is_discrete,
     resolve_ufunc_types,
@@ -22,9 +23,14 @@ LN2 = math.log(2.0)
 LN10 = math.log(10.0)
 
 
-def _float_like_exp(*types):
-    """Output dtype of NumPy's float functions (``np.exp``): ints -> float, floats kept."""
-    return resolve_ufunc_types("float function", np.exp, types, 1)
+class RealExpLike(FloatUnaryOp):
+    """A function of real numbers with the output dtypes of ``np.exp`` (ints -> float, floats
+    kept); complex inputs are refused (the formulas compare with 0)."""
+
+    def output_types(self, types):
+        if any(t.dtype in complex_dtypes for t in types):
+            raise TypeError(f"{self} expects real inputs, got dtype {types[0].dtype}")
+        return resolve_ufunc_types(self, np.exp, types, 1)
 
 
 def _as_float_like_exp(x):
@@ -42,9 +48,10 @@ class Pow(BinaryScalarOp):
         (x, y), (z,), (gz,) = inputs, outputs, output_grads
         if is_discrete(z):
             return [zero_grad_for(x), zero_grad_for(y)]
-        # z = x^y: dz/dx = y x^(y-1), dz/dy = log(x) x^y
+        # z = x^y: dz/dx = y x^(y-1), dz/dy = log(x) x^y. At x = 0, x^y is 0 for every y > 0
+        # (so dz/dy = 0) where the formula gives log(0) * 0 = NaN.
         gx = _grad_or_zero(x, gz * conj_if_complex(y * pow(x, y - 1)))
-        gy = _grad_or_zero(y, gz * conj_if_complex(log(x) * z))
+        gy = _grad_or_zero(y, switch(eq(x, 0), 0, gz * conj_if_complex(log(x) * z)))
         return [gx, gy]
 
 
@@ -283,11 +290,8 @@ class Sigmoid(FloatUnaryOp):
         return y * (1 - y)
 
 
-class Softplus(FloatUnaryOp):
+class Softplus(RealExpLike):
     """log(1 + e^x), computed without overflow for large x (also called ``log1pexp``)."""
-
-    def __init__(self, output_types_preference=_float_like_exp, name=None):
-        super().__init__(output_types_preference, name)
 
     def elementwise(self, x):
         x = _as_float_like_exp(x)
@@ -298,16 +302,14 @@ class Softplus(FloatUnaryOp):
         return sigmoid(x)
 
 
-class Log1mexp(FloatUnaryOp):
+class Log1mexp(RealExpLike):
     """log(1 - e^x) for x <= 0, accurate near 0 and for very negative x (Maechler, 2012)."""
-
-    def __init__(self, output_types_preference=_float_like_exp, name=None):
-        super().__init__(output_types_preference, name)
 
     def elementwise(self, x):
         x = _as_float_like_exp(x)
         # Near 0, 1 - e^x cancels: use -expm1(x). For x < -ln 2, e^x is small: use log1p(-e^x).
-        with np.errstate(divide="ignore", invalid="ignore"):
+        # Both branches are computed everywhere; x > 0 (outside the domain) gives NaN quietly.
+        with np.errstate(all="ignore"):
             near_zero = np.log(-np.expm1(x))
             far = np.log1p(-np.exp(x))
         return np.where(x < -LN2, far, near_zero)

@@ -69,8 +69,10 @@ class RoundHalfAwayFromZero(RoundingOp):
             return x.copy()
         truncated = np.trunc(x)
         # x - trunc(x) is exact in floating point, unlike x + 0.5 (0.49999999999999994 + 0.5
-        # rounds up to 1.0), so comparing the fractional part with 1/2 is safe.
-        away = np.abs(x - truncated) >= 0.5
+        # rounds up to 1.0), so comparing the fractional part with 1/2 is safe. For infinities
+        # it is NaN (compared False: they stay), without the warning NumPy's rounding never gives.
+        with np.errstate(invalid="ignore"):
+            away = np.abs(x - truncated) >= 0.5
         return np.where(away, truncated + np.sign(x), truncated)
 
 

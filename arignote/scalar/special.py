@@ -110,6 +110,10 @@ class Psi(FloatUnaryOp):
 class Polygamma(BinaryScalarOp):
     """``polygamma(n, x)``: the n-th derivative of the digamma function (n = 0, 1, 2, ...)."""
 
+    # scipy.special.polygamma is a Python function calling np.asarray on n and x: a Python
+    # number is an int64 or float64 array there, not a weak scalar.
+    weak_python_scalars = False
+
     def output_types(self, types):
         return probed_output_types(self, types)
 

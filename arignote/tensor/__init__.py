@@ -47,3 +47,4 @@ globals().update(_type_module.constructors())
 from arignote.tensor import random
 
 as_tensor = as_tensor_variable
+newaxis = None  # numpy.newaxis: x[:, pt.newaxis] inserts a length-1 dimension

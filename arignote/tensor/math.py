@@ -9,9 +9,13 @@ from typing import Any
 import numpy as np
 
 from arignote import scalar as ps
-from arignote.graph.basic import Variable
+from arignote.graph.basic import Apply, Variable
+from arignote.graph.op import Op
+from arignote.scalar.basic import complex_dtypes, integer_dtypes
 from arignote.tensor.basic import as_tensor_variable, constant, constant_value_rule
-from arignote.tensor.elemwise import Elemwise
+from arignote.tensor.elemwise import DimShuffle, Elemwise
+from arignote.tensor.shape import _normalize_axis_list
+from arignote.tensor.type import tensor_type
 
 # -- elementwise ----------------------------------------------------------------------------
 
@@ -221,6 +225,16 @@ def clip(x: Any, min: Any = None, max: Any = None) -> Variable:
         The clipped tensor, of NumPy's dtype for ``(x, min, max)``. Its gradient flows to ``x``
         inside the bounds (bounds included) and to the bound that is active outside them.
     """
+    # As np.clip: x is made an array (a Python number there is strong), and a Python integer
+    # bound beyond the range of an integer x is no bound at all (NumPy drops it rather than
+    # overflow).
+    x = as_tensor_variable(x)
+    if x.type.dtype in integer_dtypes:
+        info = np.iinfo(x.type.dtype)
+        if type(min) is int and min <= info.min:
+            min = None
+        if type(max) is int and max >= info.max:
+            max = None
     if min is None and max is None:
         return identity(x)
     if min is None:
@@ -255,6 +269,8 @@ def round(a: Any, mode: str | None = None, decimals: int = 0) -> Variable:
     """
     if mode is not None and not isinstance(mode, str):
         mode, decimals = None, mode  # np.round(a, decimals) called positionally
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise TypeError(f"round: decimals must be an integer, got {decimals!r}")
     mode = mode or "half_to_even"
     if mode not in _ROUND_MODES:
         raise ValueError(f"round: mode must be one of {_ROUND_MODES}, got {mode!r}")
@@ -292,12 +308,130 @@ def isclose(
     TensorVariable
         A boolean tensor.
     """
+    # np.isclose makes a Python integer b a float, and compares in the float dtype of b: a
+    # Python integer (or bool) beyond the range of the other operand is no overflow there.
+    a, b = (float(v) if isinstance(v, int) else v for v in (a, b))
     return _isclose_op(rtol, atol, bool(equal_nan))(a, b)
 
 
 @cache
 def _isclose_op(rtol: float, atol: float, equal_nan: bool) -> Elemwise:
     return Elemwise(ps.IsClose(rtol, atol, equal_nan))
+
+
+# -- logsumexp (here rather than in special so that ``arignote.tensor.math.logsumexp`` exists,
+# as in PyTensor; the softmax ops of special share its frame) -----------------------------------
+
+
+def exp_dtype(op: Any, dtype: str) -> str:
+    """The output dtype of ``np.exp`` (and scipy's softmax family) for inputs of ``dtype``."""
+    if dtype in complex_dtypes:
+        raise TypeError(f"{op} expects real inputs, got dtype {dtype}")
+    return np.exp.resolve_dtypes((np.dtype(dtype), None))[-1].name
+
+
+def normalized_axes(axis: Any, ndim: int, context: str) -> tuple[int, ...]:
+    """``axis`` (int, tuple or None for all) as a sorted tuple of non-negative ints."""
+    if axis is None:
+        return tuple(range(ndim))
+    for a in [axis] if np.ndim(axis) == 0 else axis:
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"{context}: axis entries must be integers, got {a!r}")
+    return tuple(sorted(_normalize_axis_list(axis, ndim, context)))
+
+
+def expand_reduced(g: Variable, axes: tuple[int, ...], ndim: int) -> Variable:
+    """Re-insert the reduced ``axes`` into ``g`` as length-1 dimensions (keepdims)."""
+    kept = iter(range(g.type.ndim))
+    order = ["x" if d in axes else next(kept) for d in range(ndim)]
+    return DimShuffle(g.type.ndim, order)(g)
+
+
+class AxisOp(Op):
+    """Common frame of the ops normalizing over ``axis``: props, validation, float output."""
+
+    __props__ = ("axis",)
+
+    def __init__(self, axis: tuple[int, ...]) -> None:
+        axis = tuple(int(a) for a in axis)
+        if any(a < 0 for a in axis) or len(set(axis)) != len(axis):
+            raise ValueError(f"{type(self).__name__} expects distinct axes >= 0, got {axis}")
+        self.axis = tuple(sorted(axis))
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        if any(a >= x.type.ndim for a in self.axis):
+            raise ValueError(f"{self}: axis {self.axis} is out of range for {x.type}")
+        out_dtype = exp_dtype(self, x.type.dtype)
+        return Apply(self, [x], [tensor_type(out_dtype, self._out_shape(x.type.shape))()])
+
+    def _out_shape(self, shape: tuple) -> tuple:
+        return shape
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [self._out_shape(input_shapes[0])]
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}{{axis={self.axis}}}"
+
+
+class LogSumExp(AxisOp):
+    """``log(sum(exp(x), axis))`` with the reduced axes removed: ``scipy.special.logsumexp``."""
+
+    def _out_shape(self, shape: tuple) -> tuple:
+        return tuple(s for d, s in enumerate(shape) if d not in self.axis)
+
+    def perform(self, node, inputs, output_storage):
+        dtype = node.outputs[0].type.dtype
+        x = np.asarray(inputs[0], dtype=dtype)
+        if x.size == 0:
+            out_shape = self._out_shape(x.shape)
+            output_storage[0][0] = np.full(out_shape, -np.inf, dtype=dtype)
+            return
+        top = np.max(x, axis=self.axis, keepdims=True)
+        # An infinite maximum would make x - top NaN: shift by 0 there instead (inf stays inf,
+        # an all -inf slice gives log(0) = -inf, as in SciPy).
+        top = np.where(np.isfinite(top), top, 0).astype(dtype, copy=False)
+        with np.errstate(divide="ignore"):
+            total = np.log(np.sum(np.exp(x - top), axis=self.axis, keepdims=True))
+        output_storage[0][0] = np.squeeze(total + top, axis=self.axis)
+
+    def L_op(self, inputs, outputs, output_grads):
+        (x,), (out,), (gz,) = inputs, outputs, output_grads
+        ndim = x.type.ndim
+        # d logsumexp / dx = softmax(x) = exp(x - logsumexp(x))
+        weights = exp(x - expand_reduced(out, self.axis, ndim))
+        return [expand_reduced(gz, self.axis, ndim) * weights]
+
+    def R_op(self, inputs, eval_points):
+        (x,), (v,) = inputs, eval_points
+        if v is None:
+            return [None]
+        weights = exp(x - expand_reduced(self(x), self.axis, x.type.ndim))
+        # the sum method: reductions are a family above this module
+        return [(weights * v).sum(axis=self.axis)]
+
+
+def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+    """``log(sum(exp(x), axis))`` without overflow, like ``scipy.special.logsumexp``.
+
+    Parameters
+    ----------
+    x : tensor-like
+    axis : int, tuple of ints or None
+        The axes summed over (None: all).
+    keepdims : bool
+        Keep the reduced axes as length-1 dimensions.
+
+    Returns
+    -------
+    TensorVariable
+        ``-inf`` for empty or all ``-inf`` slices, ``inf`` where a slice holds ``inf``.
+    """
+    x = as_tensor_variable(x)
+    axes = normalized_axes(axis, x.type.ndim, "logsumexp")
+    out = LogSumExp(axes)(x)
+    return expand_reduced(out, axes, x.type.ndim) if keepdims else out
 
 
 # Every elementwise op instance (all spellings) plus the helper functions.
@@ -308,4 +442,5 @@ __all__ = sorted(
         if isinstance(value, Elemwise) and not name.startswith("_")
     ]
     + ["astype", "cast", "clip", "divmod", "isclose", "ones_like", "round", "zeros_like"]
+    + ["LogSumExp", "logsumexp"]
 )

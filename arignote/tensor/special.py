@@ -3,7 +3,8 @@ functions of combinatorics and statistics (``logit``, ``beta``, ``betaln``, ``fa
 ``poch``), as in ``scipy.special``.
 
 The three axis ops subtract the maximum before exponentiating, so they neither overflow nor
-underflow to NaN for large inputs; their gradients are exact closed forms.
+underflow to NaN for large inputs; their gradients are exact closed forms. ``LogSumExp`` and
+``logsumexp`` are defined in :mod:`arignote.tensor.math` (as in PyTensor) and exported here too.
 """
 
 from __future__ import annotations
@@ -14,40 +15,12 @@ from typing import Any
 import numpy as np
 
 from arignote import scalar as ps
-from arignote.graph.basic import Apply, Variable
-from arignote.graph.op import Op
-from arignote.scalar.basic import complex_dtypes
+from arignote.graph.basic import Variable
 from arignote.tensor.basic import as_tensor_variable
-from arignote.tensor.elemwise import DimShuffle, Elemwise
-from arignote.tensor.math import eq, exp, isclose, logical_not
-from arignote.tensor.reduction import normalize_axes
+from arignote.tensor.elemwise import Elemwise
+from arignote.tensor.math import AxisOp, LogSumExp, exp, isclose, logsumexp, normalized_axes
+from arignote.tensor.reduction import all as _all
 from arignote.tensor.reduction import sum as _sum
-from arignote.tensor.type import tensor_type
-
-
-def _exp_dtype(op: Op, dtype: str) -> str:
-    """The output dtype of ``np.exp`` (and scipy's softmax family) for inputs of ``dtype``."""
-    if dtype in complex_dtypes:
-        raise TypeError(f"{op} expects real inputs, got dtype {dtype}")
-    return np.exp.resolve_dtypes((np.dtype(dtype), None))[-1].name
-
-
-def _check_axes(op: Op, x: Variable) -> None:
-    if any(a >= x.type.ndim for a in op.axis):
-        raise ValueError(f"{op}: axis {op.axis} is out of range for {x.type}")
-
-
-def _normalized_axis(axis: Any, ndim: int) -> tuple[int, ...]:
-    """``axis`` (int, tuple or None for all) as a sorted tuple of non-negative ints."""
-    axes = normalize_axes(axis, ndim)
-    return tuple(range(ndim)) if axes is None else axes
-
-
-def _expand(g: Variable, axes: tuple[int, ...], ndim: int) -> Variable:
-    """Re-insert the reduced ``axes`` into ``g`` as length-1 dimensions (keepdims)."""
-    kept = iter(range(g.type.ndim))
-    order = ["x" if d in axes else next(kept) for d in range(ndim)]
-    return DimShuffle(g.type.ndim, order)(g)
 
 
 def _shifted(x: np.ndarray, axes: tuple[int, ...], dtype: str) -> np.ndarray:
@@ -57,33 +30,6 @@ def _shifted(x: np.ndarray, axes: tuple[int, ...], dtype: str) -> np.ndarray:
         return x
     with np.errstate(invalid="ignore"):  # inf - inf: NaN, as in SciPy
         return x - np.max(x, axis=axes, keepdims=True)
-
-
-class AxisOp(Op):
-    """Common frame of the ops normalizing over ``axis``: props, validation, float output."""
-
-    __props__ = ("axis",)
-
-    def __init__(self, axis: tuple[int, ...]) -> None:
-        axis = tuple(int(a) for a in axis)
-        if any(a < 0 for a in axis) or len(set(axis)) != len(axis):
-            raise ValueError(f"{type(self).__name__} expects distinct axes >= 0, got {axis}")
-        self.axis = tuple(sorted(axis))
-
-    def make_node(self, x: Any) -> Apply:
-        x = as_tensor_variable(x)
-        _check_axes(self, x)
-        out_dtype = _exp_dtype(self, x.type.dtype)
-        return Apply(self, [x], [tensor_type(out_dtype, self._out_shape(x.type.shape))()])
-
-    def _out_shape(self, shape: tuple) -> tuple:
-        return shape
-
-    def infer_shape(self, fgraph, node, input_shapes):
-        return [self._out_shape(input_shapes[0])]
-
-    def __str__(self) -> str:
-        return f"{type(self).__name__}{{axis={self.axis}}}"
 
 
 class Softmax(AxisOp):
@@ -127,51 +73,16 @@ class LogSoftmax(AxisOp):
         return [v - _sum(exp(self(x)) * v, axis=self.axis, keepdims=True)]
 
 
-class LogSumExp(AxisOp):
-    """``log(sum(exp(x), axis))`` with the reduced axes removed: ``scipy.special.logsumexp``."""
-
-    def _out_shape(self, shape: tuple) -> tuple:
-        return tuple(s for d, s in enumerate(shape) if d not in self.axis)
-
-    def perform(self, node, inputs, output_storage):
-        dtype = node.outputs[0].type.dtype
-        x = np.asarray(inputs[0], dtype=dtype)
-        if x.size == 0:
-            out_shape = self._out_shape(x.shape)
-            output_storage[0][0] = np.full(out_shape, -np.inf, dtype=dtype)
-            return
-        top = np.max(x, axis=self.axis, keepdims=True)
-        # An infinite maximum would make x - top NaN: shift by 0 there instead (inf stays inf,
-        # an all -inf slice gives log(0) = -inf, as in SciPy).
-        top = np.where(np.isfinite(top), top, 0).astype(dtype, copy=False)
-        with np.errstate(divide="ignore"):
-            total = np.log(np.sum(np.exp(x - top), axis=self.axis, keepdims=True))
-        output_storage[0][0] = np.squeeze(total + top, axis=self.axis)
-
-    def L_op(self, inputs, outputs, output_grads):
-        (x,), (out,), (gz,) = inputs, outputs, output_grads
-        ndim = x.type.ndim
-        # d logsumexp / dx = softmax(x) = exp(x - logsumexp(x))
-        weights = exp(x - _expand(out, self.axis, ndim))
-        return [_expand(gz, self.axis, ndim) * weights]
-
-    def R_op(self, inputs, eval_points):
-        (x,), (v,) = inputs, eval_points
-        if v is None:
-            return [None]
-        weights = exp(x - _expand(self(x), self.axis, x.type.ndim))
-        return [_sum(weights * v, axis=self.axis)]
-
-
-def softmax(x: Any, axis: Any = -1) -> Variable:
-    """The softmax of ``x`` along ``axis``: ``exp(x) / sum(exp(x), axis, keepdims=True)``.
+def softmax(x: Any, axis: Any = None) -> Variable:
+    """The softmax of ``x`` over ``axis``: ``exp(x) / sum(exp(x), axis, keepdims=True)``.
 
     Parameters
     ----------
     x : tensor-like
         Real values (integers are converted to float64).
     axis : int, tuple of ints or None
-        The axes normalized together (None: all of them). Default: the last axis.
+        The axes normalized together. The default, None, normalizes over all of them, as
+        ``scipy.special.softmax`` and PyTensor do (pass ``axis=-1`` for one softmax per row).
 
     Returns
     -------
@@ -179,10 +90,10 @@ def softmax(x: Any, axis: Any = -1) -> Variable:
         Non-negative values summing to 1 over ``axis``, with the shape of ``x``.
     """
     x = as_tensor_variable(x)
-    return Softmax(_normalized_axis(axis, x.type.ndim))(x)
+    return Softmax(normalized_axes(axis, x.type.ndim, "softmax"))(x)
 
 
-def log_softmax(x: Any, axis: Any = -1) -> Variable:
+def log_softmax(x: Any, axis: Any = None) -> Variable:
     """The logarithm of :func:`softmax`, ``x - logsumexp(x, axis, keepdims=True)``, computed
     without forming the softmax (accurate where it underflows).
 
@@ -190,7 +101,8 @@ def log_softmax(x: Any, axis: Any = -1) -> Variable:
     ----------
     x : tensor-like
     axis : int, tuple of ints or None
-        Default: the last axis.
+        The axes normalized together; the default, None, means all of them (as
+        ``scipy.special.log_softmax`` and PyTensor).
 
     Returns
     -------
@@ -198,29 +110,7 @@ def log_softmax(x: Any, axis: Any = -1) -> Variable:
         Values whose exponentials sum to 1 over ``axis``, with the shape of ``x``.
     """
     x = as_tensor_variable(x)
-    return LogSoftmax(_normalized_axis(axis, x.type.ndim))(x)
-
-
-def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
-    """``log(sum(exp(x), axis))`` without overflow, like ``scipy.special.logsumexp``.
-
-    Parameters
-    ----------
-    x : tensor-like
-    axis : int, tuple of ints or None
-        The axes summed over (None: all).
-    keepdims : bool
-        Keep the reduced axes as length-1 dimensions.
-
-    Returns
-    -------
-    TensorVariable
-        ``-inf`` for empty or all ``-inf`` slices, ``inf`` where a slice holds ``inf``.
-    """
-    x = as_tensor_variable(x)
-    axes = _normalized_axis(axis, x.type.ndim)
-    out = LogSumExp(axes)(x)
-    return _expand(out, axes, x.type.ndim) if keepdims else out
+    return LogSoftmax(normalized_axes(axis, x.type.ndim, "log_softmax"))(x)
 
 
 logit = Elemwise(ps.logit)
@@ -262,9 +152,7 @@ def allclose(
     TensorVariable
         A 0-d boolean; true for empty inputs.
     """
-    # all(close) == (number of pairs that are not close is 0); lives here, above reductions
-    far = logical_not(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
-    return eq(_sum(far), 0)
+    return _all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 __all__ = [

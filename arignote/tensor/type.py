@@ -132,7 +132,10 @@ class TensorType(Type):
             self._check_numeric(array, data)
             if array.dtype == self.numpy_dtype:
                 return array
-            if allow_downcast or np.can_cast(array.dtype, self.numpy_dtype, "safe"):
+            if np.can_cast(array.dtype, self.numpy_dtype, "safe"):
+                return array.astype(self.numpy_dtype)
+            if allow_downcast:
+                self._refuse_complex_to_real(array, data)
                 return array.astype(self.numpy_dtype)
             raise TypeError(
                 f"{self} cannot store a value of dtype {array.dtype} without risking loss of "
@@ -146,11 +149,12 @@ class TensorType(Type):
         except (ValueError, TypeError) as err:
             raise TypeError(f"{self} cannot interpret {data!r} as an array: {err}") from err
         self._check_numeric(array, data)
-        if array.dtype.kind == "c" and self.numpy_dtype.kind != "c":
-            raise TypeError(f"{self} cannot hold the complex value {data!r}")
+        self._refuse_complex_to_real(array, data)
+        if allow_downcast:
+            return self._downcast_python_data(data)
         with np.errstate(all="ignore"):
             converted = array.astype(self.numpy_dtype)
-        if allow_downcast or array.dtype == self.numpy_dtype:
+        if array.dtype == self.numpy_dtype:
             return converted
         if allow_downcast is None and isinstance(data, float) and self.dtype == config.floatX:
             return converted
@@ -160,6 +164,27 @@ class TensorType(Type):
             f"{self} cannot hold {data!r} (dtype {array.dtype}) without changing its value; pass "
             "allow_input_downcast=True to function() to accept the conversion"
         )
+
+    def _refuse_complex_to_real(self, array: np.ndarray, original: Any) -> None:
+        # Dropping the imaginary part changes the value, whatever allow_downcast says (NumPy
+        # warns about it too); the caller must take the real part explicitly.
+        if array.dtype.kind == "c" and self.numpy_dtype.kind != "c":
+            what = repr(original) if not isinstance(original, np.ndarray) else "an array"
+            raise TypeError(
+                f"{self} cannot hold the complex value {what} (dtype {array.dtype}): converting "
+                "would discard the imaginary part"
+            )
+
+    def _downcast_python_data(self, data: Any) -> np.ndarray:
+        # Python numbers and lists convert as NumPy converts them with an explicit dtype:
+        # lossy float conversions are accepted, but an integer out of the dtype's bounds or a
+        # NaN/inf becoming an integer is refused (NumPy raises OverflowError/ValueError) instead
+        # of wrapping around silently.
+        try:
+            with np.errstate(all="ignore"):
+                return np.asarray(data, dtype=self.numpy_dtype)
+        except (OverflowError, ValueError) as err:
+            raise TypeError(f"{self} cannot hold {data!r}, even with a downcast: {err}") from err
 
     def _check_numeric(self, array: np.ndarray, original: Any) -> None:
         if array.dtype.kind not in _NUMERIC_KINDS:

@@ -25,49 +25,78 @@ ISCALAR = TensorType("int32", ())
 BSCALAR = TensorType("int8", ())
 FIXED3 = TensorType("float64", (3,))
 
-# (input type, argument, error class, what the message must say about the received value)
+UINT8 = TensorType("uint8", ())
+BVECTOR = TensorType("int8", (None,))
+
+# (input type, argument, error class, what the message must say about the received value,
+#  whether the value is still refused with allow_input_downcast=True)
 BAD_INPUTS = [
-    pytest.param(FVECTOR, np.zeros(2), TypeError, "dtype float64", id="float64-array-to-float32"),
-    pytest.param(IVECTOR, np.array([1.0, 2.0]), TypeError, "dtype float64", id="float-to-int"),
     pytest.param(
-        IVECTOR, np.array([1, 2], dtype="int64"), TypeError, "dtype int64", id="int64-to-int32"
+        FVECTOR, np.zeros(2), TypeError, "dtype float64", False, id="float64-array-to-float32"
     ),
-    pytest.param(ISCALAR, 1.5, TypeError, "float 1.5", id="python-float-not-fitting-int"),
-    pytest.param(BSCALAR, 300, TypeError, "int 300", id="python-int-overflowing-int8"),
-    pytest.param(FSCALAR, 0.1, TypeError, "float 0.1", id="python-float-inexact-in-float32"),
-    pytest.param(DSCALAR, 1 + 2j, TypeError, "complex", id="python-complex-to-float"),
-    pytest.param(DVECTOR, np.zeros((2, 2)), TypeError, "shape (2, 2)", id="matrix-to-vector"),
-    pytest.param(DVECTOR, 1.0, TypeError, "float 1.0", id="scalar-to-vector"),
-    pytest.param(DSCALAR, np.zeros(3), TypeError, "shape (3,)", id="vector-to-scalar"),
-    pytest.param(FIXED3, np.zeros(4), ValueError, "shape (4,)", id="static-shape-mismatch"),
-    pytest.param(DVECTOR, object(), TypeError, "object", id="non-numeric-object"),
-    pytest.param(DVECTOR, "abc", TypeError, "str 'abc'", id="string"),
-    pytest.param(DVECTOR, b"abc", TypeError, "bytes", id="bytes"),
-    pytest.param(DVECTOR, ["a", "b"], TypeError, "list", id="list-of-strings"),
-    pytest.param(DVECTOR, None, TypeError, "NoneType", id="none"),
-    pytest.param(DVECTOR, [[1.0], [2.0, 3.0]], TypeError, "list", id="ragged-list"),
-    pytest.param(DVECTOR, {"a": 1.0}, TypeError, "dict", id="dict"),
+    pytest.param(
+        IVECTOR, np.array([1.0, 2.0]), TypeError, "dtype float64", False, id="float-to-int"
+    ),
+    pytest.param(
+        IVECTOR,
+        np.array([1, 2], dtype="int64"),
+        TypeError,
+        "dtype int64",
+        False,
+        id="int64-to-int32",
+    ),
+    pytest.param(ISCALAR, 1.5, TypeError, "float 1.5", False, id="python-float-not-fitting-int"),
+    pytest.param(FSCALAR, 0.1, TypeError, "float 0.1", False, id="python-float-inexact-in-float32"),
+    # NumPy itself refuses these conversions (OverflowError / ValueError): never wrapped around
+    pytest.param(BSCALAR, 300, TypeError, "int 300", True, id="python-int-overflowing-int8"),
+    pytest.param(UINT8, -1, TypeError, "int -1", True, id="negative-python-int-to-uint8"),
+    pytest.param(BVECTOR, [1, 300], TypeError, "list [1, 300]", True, id="list-overflowing-int8"),
+    pytest.param(ISCALAR, 1e300, TypeError, "float 1e+300", True, id="huge-python-float-to-int"),
+    pytest.param(ISCALAR, float("nan"), TypeError, "float nan", True, id="python-nan-to-int"),
+    pytest.param(DSCALAR, 1 + 2j, TypeError, "complex", True, id="python-complex-to-float"),
+    pytest.param(
+        DVECTOR, np.zeros(2, dtype="complex128"), TypeError, "complex128", True, id="complex"
+    ),
+    pytest.param(DVECTOR, np.zeros((2, 2)), TypeError, "shape (2, 2)", True, id="matrix-to-vector"),
+    pytest.param(DVECTOR, 1.0, TypeError, "float 1.0", True, id="scalar-to-vector"),
+    pytest.param(DSCALAR, np.zeros(3), TypeError, "shape (3,)", True, id="vector-to-scalar"),
+    pytest.param(FIXED3, np.zeros(4), ValueError, "shape (4,)", True, id="static-shape-mismatch"),
+    pytest.param(DVECTOR, object(), TypeError, "object", True, id="non-numeric-object"),
+    pytest.param(DVECTOR, "abc", TypeError, "str 'abc'", True, id="string"),
+    pytest.param(DVECTOR, b"abc", TypeError, "bytes", True, id="bytes"),
+    pytest.param(DVECTOR, ["a", "b"], TypeError, "list", True, id="list-of-strings"),
+    pytest.param(DVECTOR, None, TypeError, "NoneType", True, id="none"),
+    pytest.param(DVECTOR, [[1.0], [2.0, 3.0]], TypeError, "list", True, id="ragged-list"),
+    pytest.param(DVECTOR, {"a": 1.0}, TypeError, "dict", True, id="dict"),
+    pytest.param(
+        DVECTOR, np.array([1.0, None]), TypeError, "dtype object", True, id="object-array"
+    ),
+    pytest.param(DVECTOR, np.array(["1", "2"]), TypeError, "dtype <U1", True, id="string-array"),
     pytest.param(
         DVECTOR,
         np.array([datetime.datetime(2020, 1, 1)], dtype="datetime64[s]"),
         TypeError,
         "datetime64",
+        True,
         id="datetime-array",
     ),
-    pytest.param(DVECTOR, np.zeros(2, dtype="complex128"), TypeError, "complex128", id="complex"),
 ]
 
 
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
-@pytest.mark.parametrize(("itype", "value", "error", "received"), BAD_INPUTS)
+@pytest.mark.parametrize(("itype", "value", "error", "received", "always_bad"), BAD_INPUTS)
+@pytest.mark.parametrize("downcast", [None, False, True])
 @pytest.mark.parametrize("by_keyword", [False, True])
 def test_bad_inputs_name_input_expected_type_and_received_value(
-    itype, value, error, received, by_keyword
+    itype, value, error, received, always_bad, downcast, by_keyword
 ):
     x = itype("data")
     y = pt.dscalar("y")
-    f = function([y, x], x * 2 + y, name="f")
+    f = function([y, x], x * 2 + y, name="f", allow_input_downcast=downcast, trust_input=False)
     call = (lambda: f(1.0, data=value)) if by_keyword else (lambda: f(1.0, value))
+    if downcast and not always_bad:
+        assert np.asarray(call()).shape == np.shape(value)  # the downcast is accepted
+        return
     with pytest.raises(error) as info:
         call()
     message = str(info.value)
@@ -75,6 +104,8 @@ def test_bad_inputs_name_input_expected_type_and_received_value(
     assert "f(y, data)" in message
     assert f"expected {itype}" in message
     assert received in message
+    good = np.zeros(tuple(3 if s is None else s for s in itype.shape), itype.dtype)
+    assert f(1.0, good).shape == good.shape  # the function is still usable
 
 
 # (input type, argument, expected stored dtype, with allow_input_downcast)
@@ -88,6 +119,10 @@ GOOD_INPUTS = [
     pytest.param(FVECTOR, np.array([0.1, 0.2]), "float32", True, id="downcast-allowed"),
     pytest.param(ISCALAR, 2.7, "int32", True, id="float-to-int-allowed"),
     pytest.param(FIXED3, [1.0, 2.0, 3.0], "float64", None, id="static-shape-match"),
+    pytest.param(BSCALAR, -128, "int8", None, id="python-int-at-the-int8-bound"),
+    pytest.param(BVECTOR, [127, -128], "int8", True, id="list-within-int8-downcast"),
+    pytest.param(FSCALAR, 1e300, "float32", True, id="huge-float-to-float32-is-inf-as-numpy"),
+    pytest.param(ISCALAR, -2.7, "int32", True, id="float-truncated-as-numpy"),
 ]
 
 
@@ -97,8 +132,10 @@ def test_accepted_inputs_are_converted(itype, value, dtype, downcast):
     f = function([x], x, allow_input_downcast=downcast)
     result = f(value)
     assert result.dtype == dtype
-    expected = np.asarray(value).astype(dtype)
+    with np.errstate(over="ignore"):
+        expected = np.asarray(value, dtype=dtype)  # what NumPy makes of it
     np.testing.assert_array_equal(result, expected)
+    np.testing.assert_array_equal(f(data=value), expected)
 
 
 def test_python_float_to_floatx_is_accepted_without_downcast_flag():

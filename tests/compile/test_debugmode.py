@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import arignote
+import arignote.scalar as ps
 import arignote.tensor as pt
 import arignote.tensor.random as ptr
 from arignote import function
@@ -308,3 +309,90 @@ def test_declared_in_place_op_passes_and_inputs_stay_unchanged(xv):
     g = function([x], DeclaredInPlace()(x), mode="DebugMode", accept_inplace=True)
     np.testing.assert_allclose(g(xv), 2 * before)
     np.testing.assert_array_equal(xv, before)
+
+
+def test_zero_dimensional_outputs_get_only_array_preallocations(rng):
+    value = np.array(1.5)
+    for kind in PREALLOCATION_KINDS:
+        cell = preallocated(kind, value, previous=value.copy())
+        assert cell is None or (isinstance(cell, np.ndarray) and cell.dtype == value.dtype)
+    # zeros(()) is an Alloc whose perform fills its 0-d output cell: it must pass
+    f = function([], pt.zeros(()), mode=DebugMode(optimizer=None))
+    assert f() == 0.0
+    assert f() == 0.0
+
+
+def test_nan_is_blamed_on_the_node_creating_it_not_on_those_passing_it_on(rng):
+    x = pt.dvector("x")
+    # The input already holds a NaN: the dimshuffle (a view) and fmax pass it on legally.
+    f = function([x], pt.fmax(x.dimshuffle("x", 0), 0.0), mode="DebugMode")
+    np.testing.assert_array_equal(f(np.array([np.nan, -1.0])), [[0.0, 0.0]])
+    g = function([x], pt.log(x).dimshuffle("x", 0), mode=DebugMode(optimizer=None))
+    with pytest.raises(InvalidValueError, match="from finite inputs") as info:
+        g(np.array([1.0, -1.0]))
+    assert "log" in str(info.value.node.op)
+
+
+class DoubleReturningFloat32IntoACell(Double):
+    """Right values, but a float32 array when its output cell already holds something."""
+
+    def perform(self, node, inputs, output_storage):
+        result = inputs[0] * 2
+        if output_storage[0][0] is not None:
+            result = result.astype("float32")
+        output_storage[0][0] = result
+
+
+def test_preallocated_run_returning_the_wrong_dtype_is_reported():
+    f = _compile(DoubleReturningFloat32IntoACell, check_preallocated_output=["c_contiguous"])
+    exact_in_float32 = np.arange(6.0).reshape(2, 3)  # same values: only the dtype is wrong
+    with pytest.raises(BadThunkOutput, match="preallocated: c_contiguous"):
+        f(exact_in_float32)
+
+
+class ThunkReturnsFloat32(Double):
+    """Its compiled thunk stores the right values with the wrong dtype."""
+
+    def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
+        in_cell, out_cell = storage_map[node.inputs[0]], storage_map[node.outputs[0]]
+
+        def thunk():
+            out_cell[0] = (in_cell[0] * 2).astype("float32")
+            compute_map[node.outputs[0]][0] = True
+
+        thunk.lazy = False
+        return thunk
+
+
+def test_compiled_value_of_the_wrong_type_is_reported(xv):
+    with pytest.raises(InvalidValueError, match="compiled linker stored a value its type refuses"):
+        _compile(ThunkReturnsFloat32)(xv)
+
+
+_add_inplace = Elemwise(ps.add, inplace_pattern={0: 0})
+
+
+@node_rewriter([Elemwise])
+def local_wrong_inplace_log(fgraph, node):
+    """log(x) -> (exp(x) += 1): wrong, and in place, so no single replacement is evaluated."""
+    if str(node.op.scalar_op) != "log":
+        return None
+    return [_add_inplace(pt.exp(node.inputs[0]), pt.constant(np.float64(1.0)))]
+
+
+def test_wrong_rewrite_through_an_in_place_op_is_caught_by_the_whole_graph_check(xv):
+    x = pt.dmatrix("x")
+    mode = DebugMode(optimizer=in2out(local_wrong_inplace_log, name="wrong_inplace_walker"))
+    f = function([x], pt.log(x) * 2, mode=mode)
+    with pytest.raises(BadOptimization, match="the whole rewrite pipeline"):
+        f(np.abs(xv) + 1)
+
+
+def test_unrewritten_graph_with_in_place_ops_is_evaluated_in_a_safe_order(xv):
+    """The whole-graph check runs readers of a value before the in-place op overwriting it."""
+    x = pt.dmatrix("x")
+    y = pt.exp(x)
+    f = function([x], [DeclaredInPlace()(y), y * 3], mode="DebugMode", accept_inplace=True)
+    doubled, tripled = f(xv)
+    np.testing.assert_allclose(doubled, 2 * np.exp(xv))
+    np.testing.assert_allclose(tripled, 3 * np.exp(xv))

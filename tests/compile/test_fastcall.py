@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import arignote
 import arignote.tensor as pt
@@ -58,3 +60,44 @@ def test_functions_needing_the_general_call_get_none():
     assert stateful(np.zeros(1))[0] == 0.0
     profiled = function([x], x + 1, profile=True)
     assert not hasattr(profiled.__call__, "source")
+
+
+@st.composite
+def _signatures_and_calls(draw):
+    """Inputs (name, default or None) and a call: positional prefix, keywords, omissions."""
+    n = draw(st.integers(1, 4))
+    defaults = [draw(st.one_of(st.none(), st.floats(-3, 3, allow_nan=False))) for _ in range(n)]
+    values = [draw(st.floats(-3, 3, allow_nan=False)) for _ in range(n)]
+    n_positional = draw(st.integers(0, n))
+    forms = [draw(st.sampled_from(["array", "list", "float"])) for _ in range(n)]
+    omitted = [
+        k >= n_positional and defaults[k] is not None and draw(st.booleans()) for k in range(n)
+    ]
+    return defaults, values, n_positional, forms, omitted
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_signatures_and_calls())
+def test_binding_agrees_with_python_semantics(case):
+    defaults, values, n_positional, forms, omitted = case
+    n = len(defaults)
+    xs = [pt.dvector(f"x{k}") for k in range(n)]
+    ins = [In(x, value=np.full(2, d)) if d is not None else x for x, d in zip(xs, defaults)]
+    f = function(ins, sum((k + 1) * x for k, x in enumerate(xs)))
+    as_form = {
+        "array": lambda v: np.full(2, v),
+        "list": lambda v: [v, v],
+        "float": lambda v: np.full(2, v).tolist(),
+    }
+    args = [as_form[forms[k]](values[k]) for k in range(n_positional)]
+    kwargs = {
+        f"x{k}": as_form[forms[k]](values[k]) for k in range(n_positional, n) if not omitted[k]
+    }
+    used = [defaults[k] if omitted[k] else values[k] for k in range(n)]
+    expected = sum((k + 1) * v for k, v in enumerate(used))
+    for _ in range(2):  # a second call checks that omitted defaults come back
+        np.testing.assert_allclose(f(*args, **kwargs), np.full(2, expected))
+    # every argument positionally as exact ndarrays: the generated fast path
+    full = [np.full(2, v) for v in values]
+    np.testing.assert_allclose(f(*full), np.full(2, sum((k + 1) * v for k, v in enumerate(values))))
+    np.testing.assert_allclose(f(*args, **kwargs), np.full(2, expected))

@@ -449,3 +449,72 @@ def test_copy_with_delete_updates_protects_formerly_updated_state():
     peek = acc.copy(delete_updates=True)
     np.testing.assert_array_equal(peek(np.ones(2)), [4.0, 4.0])
     np.testing.assert_array_equal(state.get_value(), [1.0, 1.0])
+
+
+# -- updates and aliasing, on both call paths -----------------------------------------------------
+
+
+def test_swap_through_the_general_call_path():
+    """The generated call and the general one (keywords) both apply updates simultaneously."""
+    a = shared(np.array([1.0, 2.0]), name="a")
+    b = shared(np.array([3.0, 4.0]), name="b")
+    x = pt.dscalar("x")
+    swap = function([x], x * 1, updates=[(a, b * 1), (b, a * 1)])
+    swap(x=0.0)  # a keyword: the general path
+    np.testing.assert_array_equal(a.get_value(), [3.0, 4.0])
+    np.testing.assert_array_equal(b.get_value(), [1.0, 2.0])
+    swap(0.0)  # positional ndarray-free call: the general path converts the float
+    np.testing.assert_array_equal(a.get_value(), [1.0, 2.0])
+    np.testing.assert_array_equal(b.get_value(), [3.0, 4.0])
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_output_equal_to_an_update_is_not_overwritten_by_the_next_call(mode):
+    s = shared(np.zeros(3), name="s")
+    new = s + 1.0
+    f = function([], [new, s], updates=[(s, new)], mode=mode)
+    results = [f() for _ in range(20)]  # also after the VM switches to generated code
+    for i, (value, before) in enumerate(results):
+        np.testing.assert_array_equal(value, np.full(3, i + 1.0))
+        np.testing.assert_array_equal(before, np.full(3, float(i)))
+        assert not np.shares_memory(value, s.get_value(borrow=True))
+    np.testing.assert_array_equal(s.get_value(), np.full(3, 20.0))
+
+
+def test_two_shared_variables_updated_from_one_source_do_not_alias():
+    a, c = shared(np.zeros(2), name="a"), shared(np.zeros(2), name="c")
+    b = shared(np.ones(2), name="b")
+    f = function([], [], updates=[(a, b), (c, b), (b, b * 2)])
+    f()
+    assert not np.shares_memory(a.get_value(borrow=True), c.get_value(borrow=True))
+    np.testing.assert_array_equal(a.get_value(), [1.0, 1.0])
+    np.testing.assert_array_equal(b.get_value(), [2.0, 2.0])
+    f()
+    np.testing.assert_array_equal(c.get_value(), [2.0, 2.0])
+
+
+def test_trusted_fast_path_sees_set_value(rng):
+    w = shared(np.ones(3), name="w")
+    x = pt.dvector("x")
+    f = function([x], (x * w).sum(), trust_input=True)
+    value = rng.normal(size=3)
+    for _ in range(20):  # past the VM's warm-up
+        assert f(value) == pytest.approx(value.sum())
+    w.set_value(np.full(3, 2.0))
+    assert f(value) == pytest.approx(2 * value.sum())
+    replacement = np.full(3, 3.0)
+    w.set_value(replacement, borrow=True)
+    assert f(value) == pytest.approx(3 * value.sum())
+    replacement[:] = 4.0  # borrowed: the caller's later changes are seen
+    assert f(value) == pytest.approx(4 * value.sum())
+
+
+def test_in_with_update_but_no_initial_value_keeps_its_state():
+    x = pt.dvector("x")
+    f = function([In(x, update=x + 1)], x * 10, name="f")
+    with pytest.raises(TypeError, match=r"f\(x=<state>\) is missing the argument for input 'x'"):
+        f()  # no state yet
+    np.testing.assert_array_equal(f(np.ones(2)), [10.0, 10.0])
+    np.testing.assert_array_equal(f["x"], [2.0, 2.0])  # the update was kept
+    np.testing.assert_array_equal(f(), [20.0, 20.0])  # and is used when the argument is omitted
+    np.testing.assert_array_equal(f["x"], [3.0, 3.0])

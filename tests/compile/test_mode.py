@@ -125,7 +125,9 @@ def test_mode_linkers():
 def test_get_mode():
     assert get_mode("FAST_RUN") is FAST_RUN
     assert get_mode(FAST_COMPILE) is FAST_COMPILE
-    assert get_mode(None) is FAST_RUN
+    default = get_mode(None)  # config.mode is "Mode": config.linker + config.optimizer
+    assert default is get_mode("Mode")
+    assert (default.linker_spec, default.optimizer_spec) == ("vm", "fast_run")
     with arignote.config.change_flags(mode="FAST_COMPILE"):
         assert get_mode(None) is FAST_COMPILE
         x = pt.dvector("x")
@@ -151,3 +153,19 @@ def test_mode_defaults_follow_config():
     with arignote.config.change_flags(linker="vm_nogc", optimizer="merge"):
         mode = Mode()
     assert (mode.linker_spec, mode.optimizer_spec) == ("vm_nogc", "merge")
+
+
+def test_config_linker_and_optimizer_drive_the_default_mode():
+    x = pt.dvector("x")
+    out = pt.exp(x) * 1.0 + 0.0
+    assert len(function([x], out).maker.fgraph.apply_nodes) == 1  # fast_run: fused
+    with arignote.config.change_flags(optimizer="None", linker="vm_nogc"):
+        f = function([x], out)
+        assert (f.maker.mode.linker_spec, f.maker.mode.optimizer_spec) == ("vm_nogc", "None")
+        assert len(f.maker.fgraph.apply_nodes) == 5  # nothing rewritten (dimshuffles included)
+        assert f.vm.allow_gc is False
+        assert get_mode(None) is get_mode("Mode")  # one Mode per combination
+    with arignote.config.change_flags(mode="FAST_RUN", optimizer="None"):
+        assert get_mode(None) is FAST_RUN  # a named mode keeps its own pipeline
+    with arignote.config.change_flags(linker="bogus"), pytest.raises(ValueError, match="linker"):
+        function([x], out)

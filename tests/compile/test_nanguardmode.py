@@ -108,3 +108,29 @@ def test_registered_and_printable():
     mode = get_mode("NanGuardMode")
     assert isinstance(mode, NanGuardMode)
     assert "nan=True" in str(mode)
+
+
+def test_complex_values_are_checked():
+    z = pt.zvector("z")
+    f = function([z], pt.sqrt(z) / z, mode="NanGuardMode")
+    np.testing.assert_allclose(f(np.array([4.0 + 0j])), [0.5 + 0j])
+    with pytest.raises(NanGuardError, match="(NaN|Inf) in output 0"):
+        f(np.array([0.0 + 0j]))
+
+
+def test_an_infinity_is_not_a_big_value_when_infinities_are_allowed():
+    x = pt.dscalar("x")
+    f = function([x], pt.exp(x), mode=NanGuardMode(inf_is_error=False, big_is_error=True))
+    assert np.isinf(f(1000.0))  # exp(1000) overflows to inf: allowed, and not "big"
+    with pytest.raises(NanGuardError, match="big value"):
+        f(30.0)
+
+
+def test_profiled_nan_guard_mode_profiles_and_guards():
+    x = pt.dvector("x")
+    f = function([x], pt.log(x) * 2, mode="NanGuardMode", profile=True)
+    f(np.ones(2))
+    assert f.profile.apply_stats  # nodes were timed
+    assert all(s.calls == 1 for s in f.profile.apply_stats.values())
+    with pytest.raises(NanGuardError, match="Inf in output 0"):
+        f(np.zeros(2))

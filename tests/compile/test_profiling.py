@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import pickle
 
 import numpy as np
 import pytest
@@ -137,3 +138,26 @@ def test_profiled_function_errors_still_count_the_call():
     with pytest.raises(TypeError):
         f("bad")
     assert f.profile.fct_callcount == 1
+
+
+def test_pickled_profiled_function_starts_a_fresh_profile(rng):
+    f = _profiled(rng, calls=2)
+    g = pickle.loads(pickle.dumps(f))
+    assert g.profile is not f.profile and g.profile.message == "mm"
+    assert g.profile.fct_callcount == 0 and not g.profile.apply_stats
+    assert g.profile.rewriting_time == f.profile.rewriting_time
+    av, bv = rng.normal(size=(4, 5)), rng.normal(size=(5, 6))
+    assert g(av, bv) == pytest.approx(f(av, bv))
+    assert set(g.profile.apply_stats) == set(g.maker.fgraph.apply_nodes)
+    assert f.profile.fct_callcount == 3  # the original keeps its own
+
+
+def test_deep_profiled_function_pickles(rng):
+    x = pt.dscalar("x")
+    out = x
+    for _ in range(400):
+        out = pt.sin(out) * 1.001
+    f = function([x], out, mode="FAST_COMPILE", profile=True)
+    f(0.5)
+    g = pickle.loads(pickle.dumps(f))
+    assert g(0.5) == pytest.approx(f(0.5))

@@ -254,3 +254,30 @@ def test_zero():
     s = shared(np.arange(3.0))
     s.zero()
     np.testing.assert_array_equal(s.get_value(), np.zeros(3))
+
+
+def test_object_shared_copies_unless_borrowed():
+    value = [1, [2, 3]]
+    s = shared(value, name="items")
+    value[1].append(4)  # the caller's (nested) list is not the stored one
+    assert s.get_value() == [1, [2, 3]]
+    borrowed = shared(value, borrow=True)
+    assert borrowed.get_value(borrow=True) is value
+    assert repr(s.type) == "ObjectType(list)"
+
+
+def test_set_value_errors_name_the_switch_of_shared():
+    s = shared(np.zeros(2, dtype="float32"), name="w")
+    with pytest.raises(TypeError, match=r"shared variable w: .*allow_downcast=True to shared\(\)"):
+        s.set_value(np.ones(2))
+    with pytest.raises(ValueError, match=r"^Cannot create a shared variable: "):
+        shared(np.zeros(3), shape=(4,))
+
+
+def test_downcasting_shared_variable_still_refuses_out_of_bounds_integers():
+    s = shared(np.zeros(2, dtype="int8"), name="small", allow_downcast=True)
+    s.set_value([1.7, -2.2])  # a lossy but representable conversion is allowed
+    np.testing.assert_array_equal(s.get_value(), [1, -2])
+    with pytest.raises(TypeError, match="out of bounds for int8"):
+        s.set_value([300, 1])  # NumPy refuses it too; it must not wrap around to 44
+    np.testing.assert_array_equal(s.get_value(), [1, -2])

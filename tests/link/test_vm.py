@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import arignote
 import arignote.tensor as pt
 from arignote import function
 from arignote.graph.basic import Apply
@@ -273,3 +274,78 @@ def test_custom_thunks_are_called_by_the_generated_vm():
     storage[cond][0], storage[x][0] = np.array(1), np.ones(2)
     vm()
     np.testing.assert_array_equal(storage[node.outputs[0]][0], np.ones(2))
+
+
+class FailsOnNegative(Op):
+    """sqrt that refuses negative values (a data-dependent failure)."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        if (x < 0).any():
+            raise ValueError("FailsOnNegative: negative value")
+        output_storage[0][0] = np.sqrt(x)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return input_shapes
+
+
+def _error_text(call):
+    with pytest.raises(ValueError) as info:
+        call()
+    return str(info.value)
+
+
+def test_straight_line_program_after_warm_up_fails_like_the_loop():
+    x = pt.dvector("x")
+    out = FailsOnNegative()(pt.exp(x) - 2.0).sum() + (x * 3).sum()
+    warm, cold = function([x], out, name="warm"), function([x], out, name="cold")
+    good, bad = np.array([1.0, 2.0, 3.0]), np.array([1.0, -5.0, 3.0])
+    for _ in range(GeneratedVM.WARMUP_CALLS + 4):
+        assert warm(good) == pytest.approx(np.sqrt(np.exp(good) - 2).sum() + 9 * 2)
+    assert warm.vm.program is not None and cold.vm.program is None
+    loop_error = _error_text(lambda: cold(bad))
+    assert "Apply node that caused the error: FailsOnNegative" in loop_error
+    assert _error_text(lambda: warm(bad)) == loop_error  # generated __call__ and program
+    assert _error_text(lambda: warm(x=bad)) == loop_error  # general call path
+    assert warm.vm.program is not None
+    assert warm(good) == pytest.approx(cold(good))  # still usable after the failures
+
+
+class ReusesItsOutputCell(Op):
+    """2 * x written into the array its output cell holds when the shape fits (legal reuse)."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        out = output_storage[0][0]
+        if out is None or out.shape != x.shape:
+            out = np.empty_like(x)
+        np.multiply(x, 2, out=out)
+        output_storage[0][0] = out
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return input_shapes
+
+
+@pytest.mark.parametrize("allow_gc", [True, False])
+def test_returned_outputs_survive_ops_that_reuse_their_cells(allow_gc):
+    """Outputs handed to the user are never reused as scratch space, before or after warm-up."""
+    x = pt.dvector("x")
+    with arignote.config.change_flags(allow_gc=allow_gc):
+        f = function([x], [ReusesItsOutputCell()(x), ReusesItsOutputCell()(x * 3) + 1])
+    results = [f(np.full(2, float(i))) for i in range(GeneratedVM.WARMUP_CALLS + 4)]
+    assert f.vm.program is not None
+    for i, (first, second) in enumerate(results):
+        np.testing.assert_array_equal(first, [2.0 * i] * 2)
+        np.testing.assert_array_equal(second, [6.0 * i + 1] * 2)

@@ -395,9 +395,9 @@ register(
         elemwise(name, getattr(pt, name), getattr(np, name), _complex_samples, ("float64",))
         for name in ("real", "imag", "conj", "angle")
     ],
-    # Complex-valued output: verify_grad needs a real cost, and Elemwise.R_op's diagonal
-    # Jacobian cannot express a map that is not complex-linear. Checked by hand instead
-    # (tests/tensor/test_math.py, test_complex_gradients).
+    # Complex-valued output: verify_grad and the generic R_op check need real outputs.
+    # Checked by hand instead (tests/tensor/test_math.py: test_complex_gradients, and
+    # test_complex_tangents_match_finite_differences for R_op).
     elemwise("complex", pt.complex, lambda a, b: a + 1j * b, binary(ints=True), grad=False),
 )
 
@@ -445,4 +445,22 @@ register(
             Sample((away_from_jumps(rng, (2, 3)),), {"dtype": "int16"}, name="int16"),
         ],
     ),
+)
+
+# -- identity and fills ------------------------------------------------------------------------
+
+
+def _like_samples(rng):
+    return [
+        Sample((rng.normal(size=(3, 4)),), name="same_dtype"),
+        Sample((rng.normal(size=(2, 5)),), {"dtype": "int32"}, name="int32"),
+        Sample((rng.integers(-3, 3, size=(4,)),), name="int"),
+    ]
+
+
+register(
+    elemwise("identity", pt.identity, np.copy, unary(ints=True)),
+    # The values do not depend on x (only its shape): no gradient to compare with differences.
+    elemwise("zeros_like", pt.zeros_like, np.zeros_like, _like_samples, grad=False),
+    elemwise("ones_like", pt.ones_like, np.ones_like, _like_samples, grad=False),
 )

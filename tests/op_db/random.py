@@ -147,6 +147,23 @@ def _derived(transform, numpy_method):
     return ref
 
 
+def _three_positive(rng):
+    return [
+        Sample(
+            (_positive(rng, (3, 4), 2, 6), _positive(rng, (4,), 2, 6), _positive(rng, (3, 1))),
+            name="bc",
+        ),
+        Sample((np.asarray(3.0), np.asarray(5.0), np.asarray(1.5)), {"size": (2, 5)}, name="sz"),
+    ]
+
+
+def _mv_hypergeometric(rng):
+    return [
+        Sample((rng.integers(2, 9, size=(4,)), np.asarray(6)), {"size": (2, 3)}, name="size"),
+        Sample((rng.integers(2, 9, size=(3,)), np.asarray(4)), name="single"),
+    ]
+
+
 def _mvnormal(rng):
     factor = rng.normal(size=(3, 3))
     cov = factor @ factor.T + 3 * np.eye(3)
@@ -227,6 +244,8 @@ register(
     _entry("multivariate_normal", _mvnormal),
     _entry("dirichlet", _dirichlet),
     _entry("multinomial", _multinomial),
+    _entry("noncentral_f", _three_positive),
+    _entry("multivariate_hypergeometric", _mv_hypergeometric),
     _entry("choice", _choice),
     _entry("permutation", _permutation),
     _entry("permuted", _permutation),

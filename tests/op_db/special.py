@@ -124,6 +124,7 @@ def _axis_samples(rng):
         Sample((x3,), {"axis": 0}, name="first"),
         Sample((x3,), {"axis": (0, 2)}, name="pair"),
         Sample((rng.normal(size=(3, 5)),), {"axis": None}, name="all"),
+        Sample((rng.normal(size=(3, 5)),), name="default"),  # all axes, as scipy
         Sample((np.array([[1000.0, 1001.0, -1000.0], [-5.0, 0.0, 5.0]]),), {"axis": 1}, "large"),
     ]
 

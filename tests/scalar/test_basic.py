@@ -57,3 +57,16 @@ def test_scalar_ops_evaluate_on_scalars():
     np.testing.assert_allclose(
         got, [0.999593047982555, np.arcsinh(2.5), 3.0, np.logaddexp(2.5, 1.0)], rtol=1e-14
     )
+
+
+def test_weak_scalars_take_the_dtype_of_the_ufunc_loop():
+    """At the scalar level too: a Python number is typed by the loop NumPy would run."""
+    x8, f32 = ps.scalar("x8", "int8"), ps.float32("f")
+    assert ps.true_div(x8, 300).type.dtype == (np.ones(1, "int8") / 300).dtype
+    assert ps.lt(x8, 300).type.dtype == "bool"  # exact comparison, no OverflowError
+    assert ps.beta(f32, 2).type.dtype == "float64"  # SciPy's loop order
+    assert ps.polygamma(1, f32).type.dtype == "float64"  # scipy's polygamma: np.asarray(1)
+    with pytest.raises(OverflowError):
+        ps.add(x8, 300)
+    got = arignote.function([x8], [ps.lt(x8, 300), ps.gt(x8, -1000), ps.eq(x8, 300)])(100)
+    assert [bool(g) for g in got] == [True, True, False]

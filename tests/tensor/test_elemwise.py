@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import arignote
 import arignote.tensor as pt
@@ -163,3 +165,66 @@ def test_comparisons_are_symbolic_but_equality_is_identity():
     assert (x == x) is True
     with pytest.raises(TypeError, match="no truth value"):
         bool(x > 0)
+
+
+# -- property: broadcasting, dtypes and values of binary elementwise ops against NumPy -----------
+
+_BINARY = [
+    (pt.add, np.add),
+    (pt.mul, np.multiply),
+    (pt.true_div, np.true_divide),
+    (pt.maximum, np.maximum),
+    (pt.arctan2, np.arctan2),
+    (pt.lt, np.less),
+    (pt.logaddexp, np.logaddexp),
+    (pt.hypot, np.hypot),
+]
+_PROPERTY_DTYPES = ["bool", "int8", "uint16", "int64", "float16", "float32", "float64"]
+
+
+@st.composite
+def _broadcastable_pair(draw):
+    """Two shapes that broadcast (length-1 dims on either side, fewer dims on either side)."""
+    ndim = draw(st.integers(0, 3))
+    full = draw(st.lists(st.integers(0, 3), min_size=ndim, max_size=ndim))
+    shapes = []
+    for _ in range(2):
+        dropped = draw(st.integers(0, ndim))
+        shapes.append(tuple(1 if draw(st.booleans()) else s for s in full[dropped:]))
+    return shapes
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    shapes=_broadcastable_pair(),
+    op_index=st.integers(0, len(_BINARY) - 1),
+    dtypes=st.tuples(st.sampled_from(_PROPERTY_DTYPES), st.sampled_from(_PROPERTY_DTYPES)),
+    seed=st.integers(0, 2**16),
+)
+def test_binary_elemwise_broadcasts_like_numpy(shapes, op_index, dtypes, seed):
+    op, ref = _BINARY[op_index]
+    rng = np.random.default_rng(seed)
+    values = [
+        (rng.uniform(-3, 3, size=shape) * 10).astype(dtype)
+        if dtype != "bool"
+        else rng.random(size=shape) > 0.5
+        for shape, dtype in zip(shapes, dtypes)
+    ]
+    with np.errstate(all="ignore"):
+        try:
+            expected = ref(*values)
+        except TypeError:
+            with pytest.raises(TypeError):
+                op(*[pt.tensor(dtype=v.dtype, shape=v.shape) for v in values])
+            return
+    # static 1s stay broadcastable, other lengths are unknown until run time
+    inputs = [
+        pt.tensor(dtype=v.dtype, shape=tuple(1 if s == 1 else None for s in v.shape))
+        for v in values
+    ]
+    out = op(*inputs)
+    assert out.type.dtype == expected.dtype.name
+    with np.errstate(all="ignore"):
+        got = evaluate(out, inputs, values)
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)

@@ -4,6 +4,7 @@ dtype promotion, argument errors, rounding rules, gradients that the op database
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -290,6 +291,7 @@ def test_bitwise_on_floats_is_a_type_error():
         (lambda x: pt.round(x, mode="up"), ValueError, "mode"),
         (lambda x: pt.round(x, mode="half_away_from_zero", decimals=1), ValueError, "decimals"),
         (lambda x: pt.round(x, decimals=1.5), TypeError, "integer"),
+        (lambda x: pt.round(x, 1.5), TypeError, "round: decimals must be an integer"),
         (lambda x: pt.isclose(x, x, rtol="big"), TypeError, "rtol"),
         (lambda x: pt.cast(x, "float128x"), TypeError, "float128x"),
         (lambda x: pt.clip(x, "low", 1.0), TypeError, "low"),
@@ -516,3 +518,202 @@ def test_gradient_of_a_real_input_cast_to_complex_is_real(rng):
     z = pt.zvector("z")
     (value,) = _eval([pt.cast(z, "float32")], [z], [np.array([1 + 2j, -3j])])
     np.testing.assert_array_equal(value, [1, 0])
+
+
+# -- review regressions: NumPy's typing of Python numbers, NumPy's clip and isclose ---------------
+
+
+def test_python_integers_beyond_an_integer_operand_follow_numpy(rng):
+    """A Python integer takes the dtype of the loop NumPy runs: 300 fits the float loop of
+    int8 / 300; comparisons with out-of-range integers are exact; add still overflows."""
+    x, u = pt.bvector("x"), pt.vector("u", dtype="uint64")
+    xv = rng.integers(-128, 127, size=5).astype("int8")
+    uv = np.array([0, 1, 2**63, 2**64 - 1], dtype="uint64")
+    outputs = [x / 300, pt.arctan2(x, 300), x < 300, pt.eq(x, 300), x > -1000, pt.eq(u, -1), u > -1]
+    got = _eval(outputs, [x, u], [xv, uv])
+    expected = [xv / 300, np.arctan2(xv, 300), xv < 300, xv == 300, xv > -1000, uv == -1, uv > -1]
+    for out, g, e in zip(outputs, got, expected):
+        assert out.type.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+    with pytest.raises(OverflowError, match="300"):
+        x + 300
+
+
+def test_scipy_loop_order_types_python_numbers():
+    """SciPy's beta has its float64 loop first: beta(float32, 2) is float64 in SciPy."""
+    x = pt.fvector("x")
+    assert pt.beta(x, 2).type.dtype == sp.beta(np.ones(2, "float32"), 2).dtype == "float64"
+    assert pt.beta(x, x).type.dtype == "float32"
+    assert pt.iv(2, pt.cvector()).type.dtype == "complex64"  # the order takes the float32 loop
+    # scipy.special.polygamma makes its arguments arrays: Python numbers are int64/float64 there
+    assert pt.polygamma(1, x).type.dtype == sp.polygamma(1, np.ones(2, "float32")).dtype
+
+
+def test_clip_like_numpy_with_python_numbers_and_mixed_dtypes():
+    x8, u8 = pt.bvector("x8"), pt.vector("u8", dtype="uint8")
+    x8v = np.array([-128, -5, 0, 7, 127], dtype="int8")
+    u8v = np.array([0, 3, 255], dtype="uint8")
+    outputs = [pt.clip(x8, 0, 300), pt.clip(u8, -1, 3), pt.clip(x8, -1000, 1000)]
+    expected = [np.clip(x8v, 0, 300), np.clip(u8v, -1, 3), np.clip(x8v, -1000, 1000)]
+    for out, got, e in zip(outputs, _eval(outputs, [x8, u8], [x8v, u8v]), expected):
+        assert out.type.dtype == e.dtype
+        np.testing.assert_array_equal(got, e)
+    # NumPy's ternary loop: int8, uint8, float16 -> float16 (not float32 via two binary ops)
+    mixed = pt.clip(x8, u8[:1], pt.vector(dtype="float16"))
+    assert mixed.type.dtype == "float16"
+    assert pt.clip(2, x8, x8).type.dtype == "int64"  # np.clip makes a Python x an array
+
+
+def test_isclose_with_python_integers_beyond_the_range():
+    x = pt.bvector("x")
+    xv = np.array([-3, 0, 100], dtype="int8")
+    got = _eval([pt.isclose(x, 300), pt.isclose(300, x), pt.allclose(x, 1000)], [x], [xv])
+    expected = [np.isclose(xv, 300), np.isclose(300, xv), np.allclose(xv, 1000)]
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_switch_condition_number_is_typed_on_its_own():
+    x = pt.vector("x", dtype="uint8")
+    (got,) = _eval([pt.switch(-1, x, 0)], [x], [np.array([4, 5], dtype="uint8")])
+    np.testing.assert_array_equal(got, np.where(-1, np.array([4, 5], dtype="uint8"), 0))
+
+
+def test_round_half_away_from_zero_of_infinities_gives_no_warning():
+    x = pt.vector("x")
+    values = np.array([np.inf, -np.inf, np.nan, 2.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (got,) = _eval([pt.round(x, "half_away_from_zero")], [x], [values])
+    np.testing.assert_array_equal(got, [np.inf, -np.inf, np.nan, 3.0])
+
+
+@pytest.mark.parametrize("fn", [pt.softplus, pt.log1mexp])
+def test_real_log_exp_combinations_refuse_complex(fn):
+    with pytest.raises(TypeError, match=r"(softplus|log1mexp).*complex128"):
+        fn(pt.zvector())
+
+
+def test_pow_gradient_with_respect_to_the_exponent_at_zero_base():
+    """d(x^y)/dy = log(x) x^y is 0 at x = 0 for y > 0 (the formula alone gives NaN)."""
+    x, y = pt.vector("x"), pt.vector("y")
+    gx, gy = grad((x**y).sum(), [x, y])
+    with np.errstate(divide="ignore", invalid="ignore"):  # the branch the switch discards
+        got_x, got_y = _eval(
+            [gx, gy], [x, y], [np.array([0.0, 0.0, 2.0]), np.array([2.0, 0.5, 3.0])]
+        )
+    np.testing.assert_array_equal(got_y[:2], [0.0, 0.0])
+    np.testing.assert_allclose(got_y[2], np.log(2.0) * 8.0)
+    np.testing.assert_array_equal(got_x, [0.0, np.inf, 12.0])
+
+
+def test_newaxis_and_logsumexp_in_math():
+    assert pt.newaxis is None is np.newaxis
+    x = pt.matrix("x")
+    assert x[:, pt.newaxis].type.ndim == 3
+    assert arignote.tensor.math.logsumexp is pt.logsumexp is pt.special.logsumexp
+    assert arignote.tensor.math.LogSumExp is pt.special.LogSumExp
+
+
+def test_allclose_is_all_of_isclose():
+    out = pt.allclose(pt.vector("a"), pt.vector("b"))
+    assert isinstance(out.owner.op, pt.CAReduce) and out.type.dtype == "bool"
+    assert out.owner.inputs[0].owner.op.scalar_op == arignote.scalar.IsClose()
+
+
+# Gradients of the special functions against central differences at points spread over their
+# domains (negative arguments, large ones, several orders), not one sample region.
+SPECIAL_GRADIENT_POINTS = [
+    (pt.erf, sp.erf, [-5.5, -0.7, 1e-3, 1.7, 4.2]),
+    (pt.erfc, sp.erfc, [-5.5, -0.7, 1e-3, 1.7, 12.0]),
+    (pt.erfcx, sp.erfcx, [-5.5, -0.7, 1e-3, 1.7, 40.0]),
+    (pt.erfinv, sp.erfinv, [-0.99, -0.3, 0.0, 0.2, 0.9]),
+    (pt.erfcinv, sp.erfcinv, [0.01, 0.3, 1.0, 1.5, 1.99]),
+    (pt.gamma, sp.gamma, [-5.5, -2.3, -0.7, 0.3, 1.7, 4.2, 12.0]),
+    (pt.gammaln, sp.gammaln, [-5.5, -2.3, -0.7, 0.3, 4.2, 40.0, 1e4]),
+    (pt.psi, sp.psi, [-5.5, -2.3, -0.7, 0.3, 4.2, 40.0, 1e4]),
+    (lambda x: pt.polygamma(2, x), lambda x: sp.polygamma(2, x), [-2.3, -0.7, 0.3, 4.2]),
+    (pt.i0, sp.i0, [-5.5, -0.7, 1e-3, 4.2, 12.0]),
+    (pt.i1, sp.i1, [-5.5, -0.7, 1e-3, 4.2, 12.0]),
+    (pt.j0, sp.j0, [-30.0, -0.7, 1e-3, 4.2, 40.0]),
+    (pt.j1, sp.j1, [-30.0, -0.7, 1e-3, 4.2, 40.0]),
+    (lambda x: pt.iv(-2.5, x), lambda x: sp.iv(-2.5, x), [0.05, 0.3, 1.7, 12.0]),
+    (lambda x: pt.iv(3.0, x), lambda x: sp.iv(3.0, x), [0.05, 0.3, 1.7, 12.0]),
+    (lambda x: pt.jv(-2.5, x), lambda x: sp.jv(-2.5, x), [0.05, 0.3, 1.7, 40.0]),
+    (lambda x: pt.jv(0.5, x), lambda x: sp.jv(0.5, x), [0.05, 0.3, 1.7, 40.0]),
+    (lambda x: pt.gammainc(0.3, x), lambda x: sp.gammainc(0.3, x), [1e-3, 0.3, 4.2, 40.0]),
+    (lambda x: pt.gammaincc(20.0, x), lambda x: sp.gammaincc(20.0, x), [1.0, 12.0, 40.0]),
+    (
+        lambda x: pt.betainc(0.5, 7.0, x),
+        lambda x: sp.betainc(0.5, 7.0, x),
+        [0.01, 0.3, 0.5, 0.99],
+    ),
+    (lambda x: pt.betainc(30.0, 2.0, x), lambda x: sp.betainc(30.0, 2.0, x), [0.3, 0.8, 0.99]),
+    (lambda x: pt.xlogy(x, 1e-5), lambda x: sp.xlogy(x, 1e-5), [-5.5, 0.0, 4.2]),
+    (lambda x: pt.xlogy(2.0, x), lambda x: sp.xlogy(2.0, x), [1e-3, 0.3, 40.0]),
+    (lambda x: pt.xlog1py(2.0, x), lambda x: sp.xlog1py(2.0, x), [-0.9, 0.3, 40.0]),
+    (pt.logit, sp.logit, [0.01, 0.3, 0.5, 0.999]),
+    (lambda x: pt.beta(x, 2.0), lambda x: sp.beta(x, 2.0), [-2.3, -0.7, 0.3, 4.2, 12.0]),
+    (lambda x: pt.betaln(7.5, x), lambda x: sp.betaln(7.5, x), [0.3, 4.2, 100.0]),
+    (lambda x: pt.poch(x, -1.5), lambda x: sp.poch(x, -1.5), [-2.3, -0.7, 0.3, 4.2]),
+    (lambda x: pt.poch(3.0, x), lambda x: sp.poch(3.0, x), [-2.3, -0.7, 0.3, 4.2]),
+    (pt.factorial, sp.factorial, [0.3, 1.7, 4.2, 12.0]),
+    (pt.sigmoid, sp.expit, [-30.0, -0.7, 1.7, 40.0]),
+    (pt.softplus, lambda x: np.logaddexp(0.0, x), [-30.0, -0.7, 1.7, 40.0]),
+    (pt.log1mexp, lambda x: np.log(-np.expm1(x)), [-50.0, -5.0, -0.6931, -0.5, -1e-3]),
+]
+
+
+@pytest.mark.parametrize(("fn", "ref", "points"), SPECIAL_GRADIENT_POINTS)
+def test_special_function_gradients_over_their_domains(fn, ref, points):
+    x = pt.vector("x")
+    points = np.asarray(points)
+    (got,) = _eval([grad(fn(x).sum(), x)], [x], [points])
+    step = 1e-6 * np.maximum(1.0, np.abs(points))
+    numeric = (ref(points + step) - ref(points - step)) / (2 * step)
+    np.testing.assert_allclose(got, numeric, rtol=2e-5, atol=1e-8)
+
+
+COMPLEX_TANGENT_FUNCTIONS = {
+    "exp": lambda z, w: pt.exp(z),  # holomorphic: f'(z) v, not conj(f'(z)) v
+    "abs": lambda z, w: pt.abs(z),  # complex to real
+    "real_mul": lambda z, w: pt.real(z * w),
+    "conj_mul": lambda z, w: pt.conj(z) * w,  # not holomorphic in z
+    "angle": lambda z, w: pt.angle(z),
+    "pow": lambda z, w: z**w,
+    "div_sqrt": lambda z, w: pt.sqrt(z) / w,
+    "complex_of_parts": lambda z, w: pt.complex(pt.real(z), pt.abs(w)),
+    "imag_log": lambda z, w: pt.imag(pt.log(z)) * pt.real(w),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPLEX_TANGENT_FUNCTIONS))
+def test_complex_tangents_match_finite_differences(rng, name):
+    """Elemwise.R_op through complex maps (complex tangents, complex or real outputs) equals
+    central differences along the tangent: J v on the real pairs (Re, Im)."""
+    fn = COMPLEX_TANGENT_FUNCTIONS[name]
+    z, w = pt.zvector("z"), pt.zvector("w")
+    v, u = pt.zvector("v"), pt.zvector("u")
+    out = fn(z, w)
+    jvp = Rop(out, [z, w], [v, u], disconnected_outputs="ignore")
+    f_jvp = arignote.function([z, w, v, u], jvp, on_unused_input="ignore")
+    f = arignote.function([z, w], out, on_unused_input="ignore")
+
+    def draw(shape):
+        return rng.uniform(0.5, 1.5, shape) + 1j * rng.uniform(-1.0, 1.0, shape)
+
+    zv, wv, vv, uv = (draw(3) for _ in range(4))
+    eps = 1e-6
+    numeric = (f(zv + eps * vv, wv + eps * uv) - f(zv - eps * vv, wv - eps * uv)) / (2 * eps)
+    got = f_jvp(zv, wv, vv, uv)
+    assert got.dtype == out.type.dtype
+    np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_scalar_op_tangents_through_complex_maps():
+    z, v = arignote.scalar.scalar("z", "complex128"), arignote.scalar.scalar("v", "complex128")
+    exp_t, abs_t = arignote.function(
+        [z, v], Rop([arignote.scalar.exp(z), arignote.scalar.abs(z)], z, v)
+    )(1 + 1j, 0.3 + 0.1j)
+    assert exp_t == pytest.approx(np.exp(1 + 1j) * (0.3 + 0.1j))
+    assert abs_t == pytest.approx(np.real(np.conj(1 + 1j) * (0.3 + 0.1j)) / np.sqrt(2))

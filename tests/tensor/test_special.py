@@ -29,18 +29,32 @@ AXIS_FUNCTIONS = [
 def test_stable_for_huge_inputs(fn, ref):
     x = pt.matrix("x")
     values = np.array([[1e4, 1e4 + 1, -1e4], [-1e4, -1e4 - 2, -1e4 - 1]])
-    (out,) = _eval([fn(x)], [x], [values])
+    (out,) = _eval([fn(x, axis=-1)], [x], [values])
     assert np.all(np.isfinite(out))
     np.testing.assert_allclose(out, ref(values, axis=-1), rtol=1e-12, atol=1e-300)
 
 
-def test_softmax_default_axis_is_the_last(rng):
+@pytest.mark.parametrize(("fn", "ref"), AXIS_FUNCTIONS, ids=["softmax", "log_softmax"])
+@pytest.mark.parametrize("big", [1000.0, -1000.0])
+def test_stable_at_plus_and_minus_1000(fn, ref, big):
+    """Values near +-1000 overflow or underflow exp: the shifted formula must not."""
+    x = pt.matrix("x")
+    values = np.array([[big, big + 1.0, big - 3.0], [big, 0.0, -big]])
+    for axis in (None, 0, -1):
+        (out,) = _eval([fn(x, axis=axis)], [x], [values])
+        assert not np.any(np.isnan(out))
+        np.testing.assert_allclose(out, ref(values, axis=axis), rtol=1e-12, atol=1e-300)
+
+
+def test_softmax_default_axis_is_all_axes_as_in_scipy(rng):
     x = pt.tensor3("x")
     values = rng.normal(size=(2, 3, 4))
     soft, log_soft = _eval([pt.softmax(x), pt.log_softmax(x)], [x], [values])
-    np.testing.assert_allclose(soft, sp.softmax(values, axis=-1))
-    np.testing.assert_allclose(log_soft, sp.log_softmax(values, axis=-1))
-    np.testing.assert_allclose(soft.sum(axis=-1), 1.0)
+    np.testing.assert_allclose(soft, sp.softmax(values))
+    np.testing.assert_allclose(log_soft, sp.log_softmax(values))
+    np.testing.assert_allclose(soft.sum(), 1.0)
+    assert pt.softmax(x).owner.op.axis == (0, 1, 2)
+    assert pt.log_softmax(x).owner.op.axis == (0, 1, 2)
 
 
 @pytest.mark.parametrize(("fn", "ref"), AXIS_FUNCTIONS, ids=["softmax", "log_softmax"])
@@ -135,6 +149,8 @@ def test_static_shapes():
         (lambda x: pt.log_softmax(x, axis=(0, 0)), ValueError, "repeated"),
         (lambda x: pt.logsumexp(x, axis=-3), ValueError, "out of bounds"),
         (lambda x: pt.softmax(pt.zmatrix()), TypeError, "real"),
+        (lambda x: pt.softmax(x, axis=1.5), TypeError, "softmax: axis entries must be integers"),
+        (lambda x: pt.logsumexp(x, axis=(0, "1")), TypeError, "logsumexp: axis"),
         (lambda x: pt.Softmax((-1,)), ValueError, ">= 0"),
         (lambda x: pt.Softmax((3,))(x), ValueError, "out of range"),
     ],
@@ -151,7 +167,7 @@ def test_bad_arguments(build, error, match):
     "build",
     [
         lambda x: grad((pt.softmax(x, axis=0) ** 2).sum(), x),
-        lambda x: grad((pt.log_softmax(x) * x).sum(), x),
+        lambda x: grad((pt.log_softmax(x, axis=-1) * x).sum(), x),
         lambda x: grad(pt.logsumexp(x, axis=1).sum() ** 2, x),
     ],
     ids=["softmax", "log_softmax", "logsumexp"],
@@ -162,7 +178,7 @@ def test_second_derivatives(rng, build):
 
 def test_log_softmax_gradient_where_softmax_underflows():
     x = pt.vector("x")
-    g = grad(pt.log_softmax(x).sum(), x)
+    g = grad(pt.log_softmax(x, axis=0).sum(), x)
     (value,) = _eval([g], [x], [np.array([0.0, -800.0, 800.0])])
     # d sum(log_softmax)/dx = 1 - n softmax(x): finite everywhere
     np.testing.assert_allclose(value, 1 - 3 * sp.softmax([0.0, -800.0, 800.0]))

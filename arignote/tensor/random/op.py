@@ -159,7 +159,11 @@ def draw_batched(
     ]
     draws = [draw_one(*[p[index] for p in expanded]) for index in np.ndindex(*batch)]
     if not draws:
-        return np.empty(batch, dtype="float64")
+        # No draw to learn the support shape from: the vector distributions drawn this way
+        # (multivariate_normal, dirichlet, multivariate_hypergeometric) have the length of
+        # their first parameter's last axis.
+        support = params[0].shape[params[0].ndim - 1 :] if ndims_params[0] else ()
+        return np.empty(batch + support, dtype="float64")
     first = np.asarray(draws[0])
     return np.stack([np.asarray(d) for d in draws]).reshape(batch + first.shape)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -11,6 +12,10 @@ import numpy as np
 from arignote.graph.basic import Variable
 from arignote.graph.shared import SharedVariable, shared
 from arignote.tensor.random import basic, multivariate
+
+
+class _ModuleName(str):
+    """The name of a module namespace, in a pickled RandomStream."""
 
 
 class RandomStream:
@@ -39,7 +44,8 @@ class RandomStream:
         rng_ctor: Callable[[np.random.SeedSequence], np.random.Generator] = np.random.default_rng,
     ) -> None:
         self.default_instance_seed = seed
-        self.namespaces = ([namespace] if namespace is not None else []) + [basic, multivariate]
+        #: Where distribution functions are looked up besides the built-in modules.
+        self.namespaces = [namespace] if namespace is not None else []
         self.rng_ctor = rng_ctor
         #: (shared generator, its update) for every draw made so far, in order.
         self.state_updates: list[tuple[SharedVariable, Variable]] = []
@@ -48,7 +54,8 @@ class RandomStream:
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_"):
             raise AttributeError(name)
-        for namespace in self.__dict__.get("namespaces", ()):
+        # (self.__dict__: during unpickling the attributes are not set yet)
+        for namespace in [*self.__dict__.get("namespaces", ()), basic, multivariate]:
             fn = getattr(namespace, name, None)
             if callable(fn) and name in getattr(namespace, "__all__", (name,)):
 
@@ -59,6 +66,21 @@ class RandomStream:
                 draw.__doc__ = fn.__doc__
                 return draw
         raise AttributeError(f"RandomStream has no distribution named {name!r}")
+
+    def __getstate__(self) -> dict:
+        # Modules do not pickle: a module namespace is stored by name and imported back.
+        state = dict(self.__dict__)
+        state["namespaces"] = [
+            _ModuleName(n.__name__) if isinstance(n, ModuleType) else n for n in self.namespaces
+        ]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state["namespaces"] = [
+            importlib.import_module(n) if isinstance(n, _ModuleName) else n
+            for n in state["namespaces"]
+        ]
+        self.__dict__.update(state)
 
     def gen(self, op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Draw ``op(*args, **kwargs)`` from a new shared generator of this stream.

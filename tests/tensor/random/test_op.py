@@ -356,7 +356,24 @@ def test_draw_batched_matches_a_loop_in_C_order():
     reference = np.random.default_rng(0)
     expected = np.stack([reference.multivariate_normal(m, cov) for m in mean])
     np.testing.assert_array_equal(got, expected)
-    assert draw_batched(rng.dirichlet, (np.ones((0, 3)),), (1,), None).shape == (0,)
+    # an empty batch keeps the support dimension (the draw's static type says so)
+    assert draw_batched(rng.dirichlet, (np.ones((0, 3)),), (1,), None).shape == (0, 3)
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("dirichlet", (np.ones((0, 3)),)),
+        ("multivariate_normal", (np.zeros((2, 0, 3)), np.eye(3))),
+        ("multivariate_hypergeometric", (np.ones((0, 4), dtype="int64"), np.asarray(2))),
+    ],
+)
+def test_batched_vector_draws_with_an_empty_batch_keep_the_support(name, args):
+    matrix = pt.tensor(dtype=args[0].dtype, shape=(None,) * args[0].ndim)
+    draw = getattr(ptr, name)(matrix, *args[1:], rng=np.random.default_rng(0))
+    value = arignote.function([matrix], draw)(args[0])
+    assert value.shape == args[0].shape
+    assert value.dtype == draw.type.dtype
 
 
 def test_RandomVariable_without_rewrites_matches_with_rewrites():
@@ -365,3 +382,14 @@ def test_RandomVariable_without_rewrites_matches_with_rewrites():
     slow = arignote.function([rng], draw, mode=NO_REWRITES)
     fast = arignote.function([rng], draw)
     np.testing.assert_array_equal(slow(np.random.default_rng(1)), fast(np.random.default_rng(1)))
+
+
+def test_compiled_function_with_a_shared_generator_pickles_mid_sequence():
+    rng = arignote.shared(np.random.default_rng(8))
+    f = arignote.function([], ptr.gamma(np.arange(1.0, 4.0), 2.0, size=(2, 3), rng=rng))
+    reference = np.random.default_rng(8)
+    np.testing.assert_array_equal(f(), reference.gamma(np.arange(1.0, 4.0), 2.0, size=(2, 3)))
+    restored = pickle.loads(pickle.dumps(f))
+    expected = reference.gamma(np.arange(1.0, 4.0), 2.0, size=(2, 3))
+    np.testing.assert_array_equal(restored(), expected)  # continues from the pickled state
+    np.testing.assert_array_equal(f(), expected)  # and the original is independent of it

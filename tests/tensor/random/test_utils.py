@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import types
 
 import numpy as np
@@ -155,3 +156,23 @@ def test_RandomStream_shared_generators_are_values_of_the_generator_type():
 def test_RandomStream_gen_refuses_functions_that_ignore_the_rng():
     with pytest.raises(ValueError, match="did not draw"):
         RandomStream(0).gen(lambda rng: ptr.normal(rng=np.random.default_rng(0)))
+
+
+def test_RandomStream_pickles_and_continues_its_sequence():
+    namespace = ptr.basic
+    srng = RandomStream(3, namespace=namespace)
+    f = arignote.function([], [srng.normal(size=3), srng.gamma(2.0, size=2)])
+    f()
+    restored = pickle.loads(pickle.dumps(srng))
+    assert restored.namespaces == [namespace]
+    # the restored stream spawns the children that come next, from the same seed sequence
+    z = restored.normal(size=2)
+    expected = child_generators(3, 3)[2].normal(size=2)
+    np.testing.assert_array_equal(arignote.function([], z)(), expected)
+    # and its generators are in the state they had: one call made
+    (rng, _), _ = restored.updates()[:2]
+    reference = child_generators(3, 1)[0]
+    reference.normal(size=3)
+    assert random_generator_type.values_eq(rng.get_value(), reference)
+    restored.seed()
+    assert random_generator_type.values_eq(rng.get_value(), child_generators(3, 1)[0])
