@@ -164,3 +164,18 @@ def test_repeated_outputs_do_not_alias_each_other(rng):
     first, second = c.elementwise(rng.normal(size=4))
     assert not np.shares_memory(first, second)
     np.testing.assert_array_equal(first, second)
+
+
+@pytest.mark.parametrize("shapes", [((5,), (5,)), ((3, 1), (1, 4)), ((), ())])
+def test_generated_code_never_writes_into_or_returns_its_inputs(rng, shapes):
+    """Buffered (same shapes), plain (broadcasting) and scalar (0-d) variants alike."""
+    t = ps.exp(x) * y
+    c = Composite([x, y], [t + 1.0, ps.log(ps.abs(t) + 1.0) * x, x])
+    a, b = (np.asarray(rng.normal(size=s)) for s in shapes)
+    kept = [a.copy(), b.copy()]
+    outputs = c.elementwise(a, b)
+    np.testing.assert_array_equal(a, kept[0])
+    np.testing.assert_array_equal(b, kept[1])
+    for out in outputs:
+        assert not np.shares_memory(out, a) and not np.shares_memory(out, b)
+    np.testing.assert_allclose(outputs[0], np.exp(a) * b + 1)
