@@ -29,6 +29,7 @@ from arignote.graph.grad_types import (
 )
 from arignote.graph.null_type import NullType
 from arignote.scan.index_map import index_map
+from arignote.tensor.alloc import zeros
 from arignote.tensor.basic import as_tensor_variable, constant
 from arignote.tensor.gradient_ops import (
     ConsiderConstant,
@@ -65,6 +66,9 @@ def _jacobian_rows_unrolled(flat: Variable, wrt: list, grad_kwargs: dict) -> lis
     is the vector-Jacobian product with the unit cotangent ``e_i`` (a constant)."""
     n = flat.type.shape[0]
     eye = np.eye(n, dtype=grad_dtype_of(flat))
+    if n == 0:  # no rows; the product with a zero cotangent still checks the wrt entries
+        rows = Lop(flat, wrt, constant(np.zeros(0, dtype=eye.dtype)), **grad_kwargs)
+        return [zeros((0, *shape_tuple(w)), dtype=r.type.dtype) for r, w in zip(rows, wrt)]
     rows = [Lop(flat, wrt, constant(eye[i]), **grad_kwargs) for i in range(n)]
     return [stack([r[k] for r in rows]) for k in range(len(wrt))]
 

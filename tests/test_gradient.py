@@ -167,3 +167,14 @@ def test_tensor_namespace_has_grad_jacobian_hessian():
     assert pt.grad is gradient.grad
     assert pt.jacobian is jacobian and pt.hessian is hessian
     assert arignote.grad is gradient.grad
+
+
+@pytest.mark.parametrize("vectorize", [False, True])
+def test_jacobian_of_an_empty_expression(vectorize):
+    x = pt.tensor(dtype="float64", shape=(0,), name="x")
+    m = pt.dmatrix("m")
+    jx, jm = jacobian(x * 2.0, [x, m], disconnected_inputs="ignore", vectorize=vectorize)
+    got_x, got_m = _eval([jx, jm], [x, m], [np.zeros(0), np.ones((2, 3))])
+    assert got_x.shape == (0, 0) and got_m.shape == (0, 2, 3)
+    with pytest.raises(DisconnectedInputError):
+        jacobian(x * 2.0, [x, m], vectorize=vectorize)

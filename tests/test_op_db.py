@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import pickle
 import zlib
 
@@ -12,11 +13,13 @@ import pytest
 import arignote
 import arignote.tensor as pt
 from arignote.compile.mode import Mode
-from arignote.gradient import Lop, Rop
-from arignote.graph.basic import Constant, io_toposort
+from arignote.gradient import Lop, Rop, grad
+from arignote.graph.basic import Constant, ancestors, io_toposort
+from arignote.tensor.basic import MakeVector
 from arignote.testing import InferShapeTester, verify_grad
 from tests.op_db import REGISTRY
 from tests.op_db.core import cast_sample
+from tests.op_db.second_order import SECOND_ORDER
 
 NO_REWRITES = Mode(linker="vm", optimizer=None)
 
@@ -101,16 +104,32 @@ def test_fast_run_matches_ref(request, info, sample, dtype):
         assert np.dtype(out.type.dtype) == np.asarray(value).dtype
 
 
+# Ops that legitimately compute lengths in a shape graph (integer arithmetic on lengths).
+SHAPE_ARITHMETIC = (pt.Elemwise, pt.DimShuffle, MakeVector, pt.Shape, pt.Shape_i)
+
+
+def _ops_that_must_vanish(info, symbols, outputs) -> tuple:
+    """The entry's ``op_class`` and every other op class of the value graph, except the
+    shape arithmetic: none of them may be needed to compute the outputs' shapes."""
+    declared = info.op_class if isinstance(info.op_class, tuple) else (info.op_class,)
+    in_graph = {type(node.op) for node in io_toposort(symbols, outputs)}
+    others = {c for c in in_graph if not issubclass(c, SHAPE_ARITHMETIC)}
+    return tuple({c for c in declared if c is not None} | others)
+
+
 @pytest.mark.parametrize(("info", "sample", "dtype"), CASES)
 def test_infer_shape(request, info, sample, dtype):
-    if not info.infer_shape or info.op_class is None:
+    if not info.infer_shape:
         pytest.skip("no infer_shape check for this entry")
     _apply_directive(request, info, "infer_shape", dtype, sample)
     symbols, values, call_args = _symbolic(sample)
     outputs = _outputs(info.build(*call_args, **sample.kwargs))
+    must_vanish = _ops_that_must_vanish(info, symbols, outputs)
+    if not must_vanish:
+        pytest.skip("the value graph is only shape arithmetic")
     tester = InferShapeTester()
     tester.setup_method()
-    tester._compile_and_check(symbols, outputs, values, info.op_class, warn=False)
+    tester._compile_and_check(symbols, outputs, values, must_vanish, warn=False)
 
 
 def _differentiable(sample):
@@ -153,6 +172,93 @@ def test_grad(request, info, sample, dtype):
         if not points:
             pytest.skip("no floating-point input")
         verify_grad(fun, points, **kwargs)
+
+
+def _second_order_function(fun, out_shape, k):
+    """``xs -> d <c, fun(xs)> / d xs[k]`` for a fixed random ``c``: its Jacobian holds the
+    second derivatives of ``fun`` (the Hessian blocks of input ``k`` with every input)."""
+    weights = pt.constant(np.random.default_rng(3).uniform(0.5, 1.5, size=out_shape))
+
+    def gradient(*xs):
+        return grad((fun(*xs) * weights).sum(), xs[k], disconnected_inputs="ignore")
+
+    return gradient
+
+
+SECOND_ORDER_CASES = [
+    case
+    for case in CASES
+    if case.values[0].grad
+    and (case.values[0].second_order or case.values[0].name in SECOND_ORDER)
+    and case.values[2] == "float64"
+]
+
+
+@pytest.mark.parametrize(("info", "sample", "dtype"), SECOND_ORDER_CASES)
+def test_second_order(request, info, sample, dtype):
+    """grad(grad): the gradient with respect to each input of <c, output>, for a fixed c,
+    differentiated again and checked against finite differences (float64 only)."""
+    if info.directive_for("grad", dtype, sample.name) is not None:
+        pytest.skip("the first-order check of this sample is skipped or expected to fail")
+    _apply_directive(request, info, "second_order", dtype, sample)
+    expected = _outputs(info.ref(*sample.args, **sample.kwargs))
+    kwargs = {"rng": np.random.default_rng(0)}
+    if info.grad_eps is not None:
+        kwargs["eps"] = info.grad_eps
+    if info.grad_tol is not None:
+        kwargs["abs_tol"] = kwargs["rel_tol"] = info.grad_tol
+    checked = 0
+    for output_index, value in enumerate(expected):
+        fun, points = _grad_function(info, sample, output_index)
+        if np.asarray(value).dtype.kind != "f":
+            continue
+        for k in range(len(points)):
+            verify_grad(_second_order_function(fun, np.shape(value), k), points, **kwargs)
+            checked += 1
+    if not checked:
+        pytest.skip("no floating-point input or output")
+
+
+def test_second_order_names_are_entries():
+    names = {info.name for info in REGISTRY if info.grad}
+    assert names >= SECOND_ORDER, sorted(SECOND_ORDER - names)
+
+
+def _float64_leaks(symbols, outputs, grads):
+    """float64 variables of the gradient graph that depend on the (float32) data, other than
+    those of the forward graph (a float64 index computation like linspace's is not a leak)."""
+    forward = set(ancestors(outputs))
+    data = {v for v in symbols if v.type.dtype == "float32"}
+    leaks = []
+    for node in io_toposort(symbols, grads):
+        for out in node.outputs:
+            if getattr(out.type, "dtype", None) != "float64" or out in forward:
+                continue
+            if data.intersection(ancestors([out], blockers=list(data))):
+                leaks.append(f"{node.op} -> {out.type}")
+    return leaks
+
+
+@pytest.mark.parametrize(
+    ("info", "sample", "dtype"), [c for c in CASES if c.values[2] == "float32"]
+)
+def test_grad_stays_float32(request, info, sample, dtype):
+    """A float32 graph gets float32 gradients computed in float32 (no float64 on the way)."""
+    if not info.grad or info.directive_for("grad", dtype, sample.name) is not None:
+        pytest.skip("not differentiable, or the gradient check is skipped or expected to fail")
+    _apply_directive(request, info, "grad_dtype", dtype, sample)
+    symbols, _, call_args, wrt = _differentiable(sample)
+    outputs = [
+        o for o in _outputs(info.build(*call_args, **sample.kwargs)) if o.type.dtype == "float32"
+    ]
+    wrt_vars = [symbols[i] for i in wrt if symbols[i].type.dtype == "float32"]
+    if not wrt_vars or not outputs:
+        pytest.skip("no float32 input and output")
+    cost = sum((o * np.float32(0.7)).sum() for o in outputs)
+    grads = grad(cost, wrt_vars, disconnected_inputs="ignore", null_gradients="return")
+    grads = [g for g in grads if getattr(g.type, "dtype", None) is not None]
+    assert all(g.type.dtype == "float32" for g in grads)
+    assert _float64_leaks(symbols, outputs, grads) == []
 
 
 def _float_outputs(outputs):
@@ -241,3 +347,84 @@ def test_constant_folding(request, info, sample, dtype):
     _check_values(info, fn(), info.ref(*sample.args, **sample.kwargs), dtype)
     if info.op_class is not None:
         assert all(isinstance(o, Constant) or o.owner is not None for o in fn.maker.fgraph.outputs)
+
+
+# -- coverage: every public name of the op families has an entry ---------------------------------
+
+# The family modules whose public names (``__all__``) must each have an op_db entry.
+COVERED_FAMILIES = (
+    "reduction",
+    "alloc",
+    "join",
+    "extra_ops",
+    "pad",
+    "shape",
+    "reshape",
+    "subtensor",
+    "advanced_subtensor",
+    "indexing_ops",
+    "sort",
+    "products",
+    "linalg.decompositions",
+    "linalg.inverse",
+    "linalg.least_squares",
+    "linalg.misc",
+    "linalg.norms",
+    "linalg.solve",
+)
+
+# Public names without their own entry, and why.
+NO_ENTRY = {
+    "normalize_axes": "a helper that normalizes axis arguments (no graph); tests/tensor/"
+    "test_reduction.py",
+    "SliceSpec": "the description of a slice inside Subtensor's props, not an op",
+    "AddAlongAxis": "the gradient of take_along_axis: exercised by its grad/rop/adjoint tests "
+    "and tests/tensor/test_indexing_ops.py::test_AddAlongAxis_accumulates_and_checks_values",
+    "BincountLength": "bincount's shape (the op its infer_shape builds): "
+    "tests/tensor/test_indexing_ops.py::test_bincount_shape_is_computed_without_counting",
+    "UniqueCount": "unique's shape (the op its infer_shape builds): "
+    "tests/tensor/test_sort.py::test_UniqueCount_props_and_value",
+    "DiagonalBlocks": "the gradient of block_diag: exercised by its grad/rop/adjoint tests and "
+    "tests/tensor/linalg/test_basic.py::test_DiagonalBlocks_is_the_adjoint_of_BlockDiagonal",
+    "ExpmFrechet": "the gradient of expm: exercised by its grad/rop/adjoint tests and "
+    "tests/tensor/linalg/test_misc.py::test_ExpmFrechet_matches_scipy",
+}
+
+
+def _covered() -> tuple[set[str], set[int], set[type]]:
+    """Entry names (without their ``[variant]``), ids of their builders, and op classes."""
+    names, builders, op_classes = set(), set(), set()
+    for info in REGISTRY:
+        names.add(info.name.split("[")[0])
+        builders.add(id(info.build))
+        declared = info.op_class if isinstance(info.op_class, tuple) else (info.op_class,)
+        op_classes.update(c for c in declared if c is not None)
+    return names, builders, op_classes
+
+
+def _public_names():
+    for family in COVERED_FAMILIES:
+        module = importlib.import_module(f"arignote.tensor.{family}")
+        for name in module.__all__:
+            yield family, name, getattr(module, name)
+
+
+def test_every_public_name_of_the_families_has_an_entry():
+    names, builders, op_classes = _covered()
+    missing = []
+    for family, name, obj in _public_names():
+        if name in NO_ENTRY:
+            continue
+        if isinstance(obj, type):
+            covered = obj in op_classes  # an op: some entry checks that it leaves shape graphs
+        else:  # a function, or another name for one (permute_dims is transpose)
+            covered = name in names or getattr(obj, "__name__", None) in names
+            covered = covered or id(obj) in builders
+        if not covered:
+            missing.append(f"{family}.{name}")
+    assert not missing, f"no op_db entry (nor NO_ENTRY reason) for {missing}"
+
+
+def test_no_entry_exemptions_are_current():
+    public = {name for _, name, _ in _public_names()}
+    assert set(NO_ENTRY) <= public, set(NO_ENTRY) - public

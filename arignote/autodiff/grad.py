@@ -9,7 +9,6 @@ outputs) are the named helpers of :mod:`arignote.autodiff.node_grads`.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from arignote.autodiff.node_grads import (
     float_zeros_like,
     grad_dtype_of,
     node_input_grads,
+    warn_caller,
 )
 from arignote.graph.basic import Apply, Variable
 from arignote.graph.grad_types import (
@@ -196,7 +196,7 @@ def _disconnected_result(
     if disconnected_inputs == "raise":
         raise DisconnectedInputError(message)
     if disconnected_inputs == "warn":
-        warnings.warn(message, stacklevel=4)
+        warn_caller(message)
     if return_disconnected == "zero":
         return float_zeros_like(var)
     if return_disconnected == "none":

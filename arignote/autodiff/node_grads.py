@@ -13,6 +13,7 @@ The Op contract says (see the "Gradient" section of the seed documents):
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
@@ -27,6 +28,15 @@ from arignote.scalar.arithmetic import cast as scalar_cast
 from arignote.scalar.basic import ScalarType, continuous_dtypes, discrete_dtypes
 from arignote.tensor.basic import NotScalarConstantError, get_scalar_constant_value
 from arignote.tensor.math import add, cast
+
+
+def warn_caller(message: str) -> None:
+    """``warnings.warn`` pointing at the first frame outside arignote (the user's call to
+    ``grad``, ``Rop``, ``jacobian``...), however deep in the library the warning is raised."""
+    frame, level = sys._getframe(1), 2  # level 1 is this function, 2 its caller
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("arignote."):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, stacklevel=level)
 
 
 class GradientNotDefinedError(TypeError):
@@ -141,7 +151,7 @@ def check_disconnection(node: Apply, position: int, term: Variable, reaches_cost
     message = f"{node.op}.grad returned DisconnectedType for input {position}"
     if hasattr(node.op, "connection_pattern"):
         raise TypeError(f"{message}, which its connection_pattern declares connected")
-    warnings.warn(f"{message}: the op may want a connection_pattern method saying so", stacklevel=5)
+    warn_caller(f"{message}: the op may want a connection_pattern method saying so")
 
 
 def _is_zero(term: Variable) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from arignote.autodiff.connection import checked_connection_pattern
 from arignote.autodiff.grad import (
     DISCONNECTED_INPUTS,
     RETURN_DISCONNECTED,
@@ -22,6 +22,7 @@ from arignote.autodiff.node_grads import (
     float_zeros_like,
     grad_dtype_of,
     is_discrete,
+    warn_caller,
 )
 from arignote.graph.basic import Apply, Variable
 from arignote.graph.grad_types import (
@@ -31,16 +32,32 @@ from arignote.graph.grad_types import (
     is_disconnected,
     is_null,
 )
+from arignote.graph.replace import clone_replace
 from arignote.graph.traversal import io_toposort
-from arignote.scalar.basic import continuous_dtypes
+from arignote.scalar.basic import complex_dtypes, continuous_dtypes
+from arignote.scalar.basic import conj as scalar_conj
+from arignote.scalar.complex import real as scalar_real
 from arignote.tensor.basic import as_tensor_variable
+from arignote.tensor.math import conj as tensor_conj
+from arignote.tensor.math import real as tensor_real
+from arignote.tensor.type import TensorType
 
 
 def _inner_product(terms: list[tuple[Variable, Variable]]) -> Variable | None:
-    """``sum_k <a_k, b_k>`` over (a, b) pairs of equally shaped tensors."""
+    """``sum_k <a_k, b_k>`` over (a, b) pairs of equally shaped tensors (or scalars).
+
+    The real inner product: complex numbers count as pairs of reals, ``<a, b> = Re(conj(a) b)``
+    (gradients are ``dC/dRe + i dC/dIm``, so that is the product ``L_op`` is the adjoint for).
+    """
     total = None
     for a, b in terms:
-        term = (a * b).sum()
+        is_tensor = isinstance(a.type, TensorType) or isinstance(b.type, TensorType)
+        conj, real = (tensor_conj, tensor_real) if is_tensor else (scalar_conj, scalar_real)
+        if a.type.dtype in complex_dtypes or b.type.dtype in complex_dtypes:
+            term = real(conj(a) * b)
+        else:
+            term = a * b
+        term = term.sum() if is_tensor else term
         total = term if total is None else total + term
     return total
 
@@ -50,18 +67,59 @@ def rop_through_lop(node: Apply, eval_points: list) -> list:
 
     ``L_op`` gives ``u -> J^T u``, which is linear in the cotangent ``u``. The gradient of
     ``<J^T u, v>`` with respect to ``u`` is therefore ``J v``, whatever ``u`` is; zeros shaped
-    like the outputs are used. The result is None for an output whose JVP is identically zero.
+    like the outputs are used. The result is None for an output whose JVP is identically zero,
+    and undefined (NullType) for an output whose vector-Jacobian product is undefined.
     """
-    with_tangent = [(i, v) for i, v in zip(node.inputs, eval_points) if v is not None]
-    targets = list(dict.fromkeys(i for i, _ in with_tangent))
-    seeds = [float_zeros_like(out) for out in node.outputs]
+    node, eval_points, restore = _one_tangent_per_variable(node, eval_points)
+    everything = list(range(len(node.outputs)))
+    tangents = _double_lop(node, eval_points, everything)
+    if len(everything) > 1 and any(t is not None and is_null(t) for t in tangents):
+        # One output without a gradient (say an unimplemented one) must not make the tangents
+        # of the others undefined: one output at a time then.
+        tangents = [_double_lop(node, eval_points, [j])[0] for j in everything]
+    return restore(tangents)
+
+
+def _one_tangent_per_variable(node: Apply, eval_points: list) -> tuple:
+    """``(node, eval_points, restore)`` where each input variable carries one tangent.
+
+    The gradient with respect to a variable sums over the positions where the node uses it,
+    so the trick pairs each variable once with its tangent. When a variable has different
+    tangents at different positions (or a tangent at one and none at another), an equal node
+    on fresh inputs stands in for ``node``, and ``restore`` maps its results back onto the
+    original inputs and outputs.
+    """
+    first: dict[Variable, Variable | None] = {}
+    conflict = False
+    for inp, v in zip(node.inputs, eval_points):
+        if first.setdefault(inp, v) is not v:  # None at one position and v at another too
+            conflict = True
+    if not conflict:
+        return node, eval_points, list
+    fresh = [inp if v is None else inp.type() for inp, v in zip(node.inputs, eval_points)]
+    twin = node.op.make_node(*fresh)
+    back = dict(zip(twin.outputs, node.outputs))
+    back.update((f, inp) for f, inp in zip(fresh, node.inputs) if f is not inp)
+
+    def restore(tangents: list) -> list:
+        return [t if t is None or is_null(t) else clone_replace(t, replace=back) for t in tangents]
+
+    return twin, eval_points, restore
+
+
+def _double_lop(node: Apply, eval_points: list, seeded: list[int]) -> list:
+    """The tangents of the outputs ``seeded`` of ``node`` (each input one tangent at most)."""
+    tangent_of = {i: v for i, v in zip(node.inputs, eval_points) if v is not None}
+    targets = list(tangent_of)
+    outputs = [node.outputs[j] for j in seeded]
+    seeds = [float_zeros_like(out) for out in outputs]
     if any(s is None for s in seeds):
         raise TypeError(f"Rop through {node.op}: its outputs have no zeros to seed an L_op with")
     try:
         vjps = grad(
             None,
             targets,
-            known_grads=dict(zip(node.outputs, seeds)),
+            known_grads=dict(zip(outputs, seeds)),
             consider_constant=node.inputs,
             disconnected_inputs="ignore",
             return_disconnected="none",
@@ -71,14 +129,13 @@ def rop_through_lop(node: Apply, eval_points: list) -> list:
         raise GradientNotDefinedError(
             f"{node.op} defines neither R_op nor grad: Rop cannot go through it"
         ) from err
-    by_input = dict(zip(targets, vjps))
     undefined = next((g for g in vjps if g is not None and is_null(g)), None)
     if undefined is not None:
-        return [undefined] * len(node.outputs)
-    pairs = [(by_input[i], v) for i, v in with_tangent if by_input[i] is not None]
+        return [undefined] * len(outputs)
+    pairs = [(g, tangent_of[i]) for i, g in zip(targets, vjps) if g is not None]
     inner = _inner_product(pairs)
     if inner is None:
-        return [None] * len(node.outputs)
+        return [None] * len(outputs)
     blockers = list(node.inputs) + list(node.outputs)
     return grad(
         inner,
@@ -126,11 +183,27 @@ def _checked_tangent(node: Apply, index: int, tangent: Any) -> Variable | None:
 
 
 def _node_tangents(node: Apply, local: list) -> list:
-    undefined = next((t for t in local if t is not None and is_null(t)), None)
-    if undefined is not None:
-        return [undefined] * len(node.outputs)
-    results = _call_r_op(node, local)
-    return [_checked_tangent(node, k, t) for k, t in enumerate(results)]
+    """The tangents of ``node``'s outputs from those of its inputs (``local``, None: none).
+
+    An undefined (NullType) input tangent makes undefined the outputs whose elements that
+    input affects (its ``connection_pattern`` row, as in ``grad``): ``shape(x)`` has no
+    tangent whatever ``x``'s is. The op's ``R_op`` gives the others, without that input.
+    """
+    pattern = checked_connection_pattern(node)
+    undefined: list = [None] * len(node.outputs)
+    defined = list(local)
+    for position, tangent in enumerate(local):
+        if tangent is None or not is_null(tangent):
+            continue
+        defined[position] = None
+        for k, connected in enumerate(pattern[position]):
+            if connected and undefined[k] is None:
+                undefined[k] = tangent
+    if any(t is not None for t in defined):
+        results = [_checked_tangent(node, k, t) for k, t in enumerate(_call_r_op(node, defined))]
+    else:
+        results = [None] * len(node.outputs)
+    return [u if u is not None else t for u, t in zip(undefined, results)]
 
 
 def _eval_point(var: Variable, point: Any) -> Variable:
@@ -161,7 +234,7 @@ def _result(out: Variable, tangent: Any, disconnected_outputs: str, return_disco
     if disconnected_outputs == "raise":
         raise DisconnectedInputError(message)
     if disconnected_outputs == "warn":
-        warnings.warn(message, stacklevel=3)
+        warn_caller(message)
     if return_disconnected == "zero":
         return out.zeros_like(dtype=grad_dtype_of(out))
     if return_disconnected == "none":
@@ -172,7 +245,9 @@ def _result(out: Variable, tangent: Any, disconnected_outputs: str, return_disco
 def _rop_by_double_lop(f_list: list, wrt_list: list, points: list) -> list:
     """Whole-graph ``J v`` as the gradient of ``<Lop(f, wrt, u), v>`` with respect to ``u``."""
     seeds = [float_zeros_like(out) for out in f_list]
-    vjps = Lop(f_list, wrt_list, seeds, disconnected_inputs="ignore")
+    # the wrt entries are independent (as in the forward pass): nothing flows through them
+    # into other wrt entries they are computed from
+    vjps = Lop(f_list, wrt_list, seeds, consider_constant=wrt_list, disconnected_inputs="ignore")
     inner = _inner_product(list(zip(vjps, points)))
     if inner is None:
         return [None] * len(f_list)

@@ -56,8 +56,11 @@ class GradientError(Exception):
     """A symbolic gradient did not match its finite-difference estimate (see ``verify_grad``).
 
     ``arg`` is the argument (position in ``pt``) and ``err_pos`` the index (a tuple of ints)
-    of the worst element, ``shape`` that argument's shape, ``val1`` the numeric and ``val2`` the
-    symbolic gradient there, with their absolute and relative errors and the tolerances.
+    of the worst element (the one that exceeds its tolerances the most), ``shape`` that
+    argument's shape, ``val1`` the numeric and ``val2`` the symbolic gradient there, with their
+    absolute and relative errors ``abs_err``/``rel_err`` and the tolerances. ``max_abs_err`` and
+    ``max_rel_err`` are the largest errors over every element of every argument (they can lie
+    elsewhere than the worst element).
     """
 
     def __init__(
@@ -71,6 +74,8 @@ class GradientError(Exception):
         rel_err: float,
         abs_tol: float,
         rel_tol: float,
+        max_abs_err: float | None = None,
+        max_rel_err: float | None = None,
     ) -> None:
         super().__init__(arg, err_pos, shape, val1, val2, abs_err, rel_err, abs_tol, rel_tol)
         self.arg = arg
@@ -82,13 +87,17 @@ class GradientError(Exception):
         self.rel_err = rel_err
         self.abs_tol = abs_tol
         self.rel_tol = rel_tol
+        self.max_abs_err = abs_err if max_abs_err is None else max_abs_err
+        self.max_rel_err = rel_err if max_rel_err is None else max_rel_err
 
     def __str__(self) -> str:
         return (
             "The symbolic gradient does not match finite differences: worst at position "
             f"{self.err_pos} of argument {self.arg} (shape {self.shape}): numeric = {self.val1!r}, "
-            f"symbolic = {self.val2!r}; max abs. error = {self.abs_err:.6g} (tolerance "
-            f"{self.abs_tol:g}), max rel. error = {self.rel_err:.6g} (tolerance {self.rel_tol:g})"
+            f"symbolic = {self.val2!r}, abs. error = {self.abs_err:.6g} (tolerance "
+            f"{self.abs_tol:g}), rel. error = {self.rel_err:.6g} (tolerance {self.rel_tol:g}); "
+            f"over all elements: max abs. error = {self.max_abs_err:.6g}, max rel. error = "
+            f"{self.max_rel_err:.6g}"
         )
 
 

@@ -14,6 +14,7 @@ from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.grad_types import disconnected
 from arignote.graph.op import Op
 from arignote.scalar.basic import (
+    cast_python_scalar,
     continuous_dtypes,
     discrete_dtypes,
     float_dtypes,
@@ -35,11 +36,13 @@ from arignote.tensor.math import (
     add,
     cast,
     floor,
+    gt,
     int_div,
     le,
     maximum,
     neg,
     sub,
+    switch,
     true_div,
 )
 from arignote.tensor.shape import Shape, shape_i, shape_tuple
@@ -251,10 +254,19 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Variable:
     dtype
         The dtype of the result; by default that of ``fill_value``.
     """
-    value = as_tensor_variable(fill_value)
-    if dtype is not None:
-        value = cast(value, dtype)
+    value = _fill_value(fill_value, dtype)
     return _alloc(value, *shape_entries(shape, "full"))
+
+
+def _fill_value(fill_value: Any, dtype: Any) -> Variable:
+    """``fill_value`` cast to ``dtype`` (None: keep its own); as in NumPy, a Python int out of
+    the range of an integer ``dtype`` raises ``OverflowError`` instead of wrapping around."""
+    if dtype is None:
+        return as_tensor_variable(fill_value)
+    dtype = np.dtype(dtype).name
+    if is_python_scalar(fill_value):
+        return as_tensor_variable(cast_python_scalar(fill_value, dtype))
+    return cast(as_tensor_variable(fill_value), dtype)
 
 
 def zeros(shape: Any, dtype: Any = None) -> Variable:
@@ -274,7 +286,7 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None) -> Variable:
     The dtype is ``dtype``, else that of ``x`` (the fill value is cast to it).
     """
     x = as_tensor_variable(x)
-    value = cast(as_tensor_variable(fill_value), dtype or x.type.dtype)
+    value = _fill_value(fill_value, x.type.dtype if dtype is None else dtype)
     return _alloc(value, *shape_tuple(x))
 
 
@@ -719,12 +731,10 @@ def linspace(
     axis
         Where the samples lie in the result (when ``start``/``stop`` are arrays).
     """
-    if dtype is None:
-        # Python numbers are weak (NEP 50): linspace(float32, 2) stays float32
-        ends = [
-            v if is_python_scalar(v) else as_tensor_variable(v).type.dtype for v in (start, stop)
-        ]
-        dtype = np.result_type(*ends, 1.0).name
+    # Python numbers are weak (NEP 50): linspace(float32, 2) stays float32
+    ends = [v if is_python_scalar(v) else as_tensor_variable(v).type.dtype for v in (start, stop)]
+    float_dtype = np.result_type(*ends, 1.0).name
+    dtype = float_dtype if dtype is None else dtype
     start, stop = as_tensor_variable(start), as_tensor_variable(stop)
     ndim = max(start.type.ndim, stop.type.ndim) + 1
     if not -ndim <= axis < ndim:
@@ -732,9 +742,16 @@ def linspace(
     samples = Linspace(endpoint, dtype, axis % ndim)(start, stop, num)
     if not retstep:
         return samples
+    return samples, _linspace_step(start, stop, num, endpoint, float_dtype)
+
+
+def _linspace_step(start: Variable, stop: Variable, num: Any, endpoint: bool, dtype: str):
+    """NumPy's step: ``(stop - start) / div`` in the floating dtype of the ends, where
+    ``div`` is ``num - 1`` (``num`` without the endpoint); NaN when ``div`` is 0."""
     div = sub(num, 1) if endpoint else as_tensor_variable(num)
-    step = true_div(sub(stop, start), div)
-    return samples, step
+    delta = sub(cast(stop, dtype), cast(start, dtype))
+    step = true_div(delta, cast(maximum(div, 1), dtype))
+    return switch(gt(div, 0), step, constant(np.nan, dtype=dtype))
 
 
 __all__ = [

@@ -17,16 +17,16 @@ from arignote.tensor.alloc import alloc, as_size, is_sequence, shape_entries, st
 from arignote.tensor.basic import as_tensor_variable, constant
 from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.join import join, split
-from arignote.tensor.math import maximum, minimum, mod, mul, switch
+from arignote.tensor.math import cast, eq, maximum, minimum, mod, mul, switch
 from arignote.tensor.reduction import Sum, _sum_dtype, normalize_axes
 from arignote.tensor.reshape import flatten, reshape
-from arignote.tensor.shape import shape_i, shape_padleft, shape_tuple
+from arignote.tensor.shape import as_axis, shape_i, shape_padleft, shape_tuple
 from arignote.tensor.type import tensor_type
 
 
 def _one_axis(axis: Any, ndim: int, context: str) -> int:
     try:
-        (axis,) = normalize_axes(int(axis), ndim)
+        (axis,) = normalize_axes(as_axis(axis, context), ndim)
     except ValueError as err:
         raise ValueError(f"{context}: {err}") from err
     return axis
@@ -79,15 +79,14 @@ class CumOp(Op):
         return [shape]
 
     def L_op(self, inputs, outputs, output_grads):
-        (x,), (out,), (gz,) = inputs, outputs, output_grads
+        (x,), (gz,) = inputs, output_grads
         if x.type.dtype in discrete_dtypes:
             return [x.zeros_like(dtype=grad_dtype(x))]
         axis = 0 if self.axis is None else self.axis
         if self.mode == "add":
             g = _reverse_cumsum(gz, axis)  # d out_j / d x_i = 1 for i <= j
         else:
-            # d out_j / d x_i = out_j / x_i for i <= j (NaN where x_i == 0)
-            g = _reverse_cumsum(gz * out, axis) / (flatten(x) if self.axis is None else x)
+            g = _cumprod_vjp(flatten(x) if self.axis is None else x, gz, axis)
         if self.axis is None:
             g = reshape(g, shape_tuple(x), ndim=x.type.ndim)
         return [g.astype(x.type.dtype)]
@@ -98,8 +97,9 @@ class CumOp(Op):
             return [None]
         if self.mode == "add":
             return [self(ev)]  # linear
-        # J v = out * cumsum(v / x) (NaN where x == 0, like the gradient)
-        return [self(x) * CumOp(self.axis, "add")(ev / x)]
+        if self.axis is None:
+            return [_cumprod_jvp(flatten(x), flatten(ev), 0)]
+        return [_cumprod_jvp(x, ev, self.axis)]
 
     def __str__(self) -> str:
         name = "CumSum" if self.mode == "add" else "CumProd"
@@ -119,24 +119,65 @@ def _reverse_cumsum(g: Variable, axis: int) -> Variable:
     return flip(CumOp(axis, "add")(flip(g, axis)), axis)
 
 
-def _cum(x: Any, axis: Any, mode: str) -> Variable:
+# The derivatives of cumprod, exact where x has zeros (no division by a zero x_i).
+# With out_j = prod_{k <= j} x_k, d out_j / d x_i = prod_{k <= j, k != i} x_k for i <= j.
+# Let nz be x with its zeros replaced by 1, Q = cumprod(nz) and Z = cumsum(x == 0) (the zeros
+# seen so far). For x_i != 0 the partial is Q_j / x_i where Z_j == 0 (else 0); for x_i == 0 it
+# is Q_j where Z_j == 1 (x_i is then the only zero up to j), else 0.
+
+
+def _cumprod_parts(x: Variable, axis: int) -> tuple[Variable, Variable, Variable, Variable]:
+    """``(is_zero, nz, Q, Z)`` of the comment above, along ``axis``."""
+    is_zero = eq(x, 0)
+    nz = switch(is_zero, constant(1, dtype=x.type.dtype), x)
+    return is_zero, nz, CumOp(axis, "mul")(nz), CumOp(axis, "add")(is_zero)
+
+
+def _cumprod_vjp(x: Variable, gz: Variable, axis: int) -> Variable:
+    """sum_{j >= i} gz_j * d out_j / d x_i."""
+    is_zero, nz, q, zeros = _cumprod_parts(x, axis)
+    weighted = gz * q
+    before_any_zero = _reverse_cumsum(switch(eq(zeros, 0), weighted, 0), axis) / nz
+    after_first_zero = _reverse_cumsum(switch(eq(zeros, 1), weighted, 0), axis)
+    return switch(is_zero, after_first_zero, before_any_zero)
+
+
+def _cumprod_jvp(x: Variable, v: Variable, axis: int) -> Variable:
+    """sum_{i <= j} d out_j / d x_i * v_i."""
+    is_zero, nz, q, zeros = _cumprod_parts(x, axis)
+    from_nonzeros = switch(eq(zeros, 0), CumOp(axis, "add")(v / nz), 0)
+    from_first_zero = switch(eq(zeros, 1), CumOp(axis, "add")(switch(is_zero, v, 0)), 0)
+    return q * (from_nonzeros + from_first_zero)
+
+
+def _cum(x: Any, axis: Any, mode: str, dtype: Any) -> Variable:
     x = as_tensor_variable(x)
     if axis is not None:
         axis = _one_axis(axis, x.type.ndim, "cumsum" if mode == "add" else "cumprod")
-    return CumOp(axis, mode)(x)
+    if dtype is None:
+        return CumOp(axis, mode)(x)
+    # accumulating in ``dtype``: integers wrap modulo 2**bits whether the casts come before
+    # or after the wider accumulation, and booleans or/and as NumPy's do
+    dtype = np.dtype(dtype).name
+    return cast(CumOp(axis, mode)(cast(x, dtype)), dtype)
 
 
-def cumsum(x: Any, axis: int | None = None) -> Variable:
-    """Cumulative sum along ``axis`` (None: of the flattened tensor), like ``np.cumsum``."""
-    return _cum(x, axis, "add")
+def cumsum(x: Any, axis: int | None = None, dtype: Any = None) -> Variable:
+    """Cumulative sum along ``axis`` (None: of the flattened tensor), like ``np.cumsum``.
+
+    Small integers and booleans accumulate as int64 (unsigned as uint64) unless ``dtype``
+    is given.
+    """
+    return _cum(x, axis, "add", dtype)
 
 
-def cumprod(x: Any, axis: int | None = None) -> Variable:
+def cumprod(x: Any, axis: int | None = None, dtype: Any = None) -> Variable:
     """Cumulative product along ``axis`` (None: of the flattened tensor), like ``np.cumprod``.
 
-    Its gradient divides by the input, so it is NaN where the input is zero.
+    Its first derivatives (gradient and R_op) are exact where the input holds zeros (no
+    division by a zero element); at such points the second derivative is not (as for prod).
     """
-    return _cum(x, axis, "mul")
+    return _cum(x, axis, "mul", dtype)
 
 
 # -- Flip -----------------------------------------------------------------------------------
@@ -595,11 +636,28 @@ class AllocDiag(_DiagOp):
         return [self(eval_points[0], *inputs[1:])]  # linear in the diagonal
 
 
+def _static_offset(offset: Any, context: str) -> int:
+    """A diagonal offset known when the graph is built (it is a prop of the diagonal ops)."""
+    if isinstance(offset, Variable):
+        value = static_int(offset)
+        if value is None:
+            raise TypeError(
+                f"{context}: the offset must be an int known when the graph is built, got the "
+                f"symbolic {offset} ({offset.type})"
+            )
+        return value
+    if not isinstance(offset, (int, np.integer)) or isinstance(offset, bool):
+        raise TypeError(f"{context}: the offset must be an int, got {offset!r}")
+    return int(offset)
+
+
 def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variable:
     """Diagonal ``offset`` of ``x`` in the plane ``(axis1, axis2)``, like ``np.diagonal``.
 
-    The result has the other dimensions of ``x`` first and the diagonal last.
+    The result has the other dimensions of ``x`` first and the diagonal last. ``offset`` is
+    an int (or a constant): it is a property of the op, as in PyTensor.
     """
+    offset = _static_offset(offset, "diagonal")
     x = as_tensor_variable(x)
     if x.type.ndim < 2:
         raise ValueError(f"diagonal needs at least 2 dimensions, got {x.type}")
@@ -607,14 +665,14 @@ def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variabl
     a2 = _one_axis(axis2, x.type.ndim, "diagonal")
     if a1 == a2:
         raise ValueError(f"diagonal: axis1 and axis2 cannot be the same ({axis1}, {axis2})")
-    return ExtractDiag(int(offset), a1, a2)(x)
+    return ExtractDiag(offset, a1, a2)(x)
 
 
 def diag(v: Any, k: int = 0) -> Variable:
     """Like ``np.diag``: the matrix with vector ``v`` on diagonal ``k``, or the diagonal ``k``
-    of matrix ``v``."""
+    of matrix ``v`` (``k`` is an int known when the graph is built)."""
     v = as_tensor_variable(v)
-    k = int(k)
+    k = _static_offset(k, "diag")
     if v.type.ndim == 1:
         n = shape_i(v, 0) + builtins.abs(k)
         return AllocDiag(k, 0, 1)(v, n, n)
@@ -624,7 +682,10 @@ def diag(v: Any, k: int = 0) -> Variable:
 
 
 def trace(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None):
-    """Sum along diagonal ``offset`` of ``x`` (in the plane ``(axis1, axis2)``), ``np.trace``."""
+    """Sum along diagonal ``offset`` of ``x`` (in the plane ``(axis1, axis2)``), ``np.trace``.
+
+    ``offset`` is an int known when the graph is built.
+    """
     return diagonal(x, offset, axis1, axis2).sum(axis=-1, dtype=dtype)
 
 

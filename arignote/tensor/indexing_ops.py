@@ -12,44 +12,24 @@ from arignote.graph.op import Op
 from arignote.scalar.basic import grad_dtype, integer_dtypes, upcast
 from arignote.tensor import math as tm
 from arignote.tensor.advanced_subtensor import broadcast_lengths
+from arignote.tensor.alloc import broadcast_to
 from arignote.tensor.basic import as_tensor_variable
-from arignote.tensor.elemwise import DimShuffle, broadcast_static_shape
+from arignote.tensor.elemwise import broadcast_static_shape
 from arignote.tensor.index_spec import check_runtime_value, sum_to_type
+from arignote.tensor.join import concatenate
 from arignote.tensor.reduction import sum as tensor_sum
-from arignote.tensor.reshape import reshape
-from arignote.tensor.shape import shape, shape_i, shape_padleft
+from arignote.tensor.reshape import flatten
+from arignote.tensor.shape import as_axis, shape_i, shape_padleft
 from arignote.tensor.subtensor import getitem
 from arignote.tensor.type import tensor_type
 
 
 def normalize_axis(axis: Any, ndim: int, name: str) -> int:
     """``axis`` as a non-negative int, or ValueError naming ``name``."""
-    if not -ndim <= int(axis) < max(ndim, 1) or ndim == 0:
+    axis = as_axis(axis, name)
+    if not -ndim <= axis < max(ndim, 1) or ndim == 0:
         raise ValueError(f"{name}: axis {axis} is out of bounds for a {ndim}-d tensor")
-    return int(axis) % ndim
-
-
-def ravel_vector(a: Variable) -> Variable:
-    """``a`` flattened to a vector (C order).
-
-    NOTE: it goes through a (n, 1) reshape and drops the length-1 dimension, because
-    ``Reshape.infer_shape`` on main fails for a 1-d target (a one-term ``mul``). The shapes
-    branch fixes that; then this can become ``flatten(a, 1)``.
-    """
-    if a.type.ndim == 1:
-        return a
-    column = reshape(a, [-1, 1], ndim=2)
-    return DimShuffle(2, (0,))(column)
-
-
-def unravel_like(v: Variable, x: Variable) -> Variable:
-    """The vector ``v`` reshaped to the shape of ``x`` (the inverse of :func:`ravel_vector`).
-
-    NOTE: reshapes a (n, 1) column for the same reason as :func:`ravel_vector`.
-    """
-    if x.type.ndim == 1:
-        return v
-    return reshape(DimShuffle(1, (0, "x"))(v), shape(x), ndim=x.type.ndim)
+    return axis % ndim
 
 
 def _check_integer(name: str, var: Variable, what: str) -> None:
@@ -69,7 +49,7 @@ def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> 
     """
     a = as_tensor_variable(a)
     if axis is None:
-        a, axis = ravel_vector(a), 0
+        a, axis = flatten(a), 0
     axis = normalize_axis(axis, a.type.ndim, "take")
     indices = as_tensor_variable(indices)
     _check_integer("take", indices, "indices")
@@ -223,7 +203,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Variable:
     if axis is None:
         if indices.type.ndim != 1:
             raise ValueError("take_along_axis: with axis=None, indices must be a vector")
-        arr, axis = ravel_vector(arr), 0
+        arr, axis = flatten(arr), 0
     axis = normalize_axis(axis, arr.type.ndim, "take_along_axis")
     return TakeAlongAxis(axis)(arr, indices)
 
@@ -316,7 +296,8 @@ class BincountLength(Op):
         return [None]
 
 
-_BINCOUNT_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
+# NumPy accepts uint64 too (values past int64's range raise when the function runs)
+_BINCOUNT_DTYPES = ("bool", *integer_dtypes)
 
 
 class BinCount(Op):
@@ -333,9 +314,7 @@ class BinCount(Op):
     def make_node(self, x: Any, weights: Any = None) -> Apply:
         x = as_tensor_variable(x)
         if x.type.ndim != 1 or x.type.dtype not in _BINCOUNT_DTYPES:
-            raise TypeError(
-                f"bincount: x must be a vector of integers that cast safely to int64, got {x.type}"
-            )
+            raise TypeError(f"bincount: x must be a vector of booleans or integers, got {x.type}")
         inputs, dtype = [x], "int64"
         if weights is not None:
             weights = as_tensor_variable(weights)
@@ -383,23 +362,42 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Variable:
 # -- diff ------------------------------------------------------------------------------------
 
 
-def diff(a: Any, n: int = 1, axis: int = -1) -> Variable:
+def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Variable:
     """The ``n``-th discrete difference along ``axis``: ``a[1:] - a[:-1]``, ``n`` times.
 
-    Like ``np.diff`` (booleans give ``a[1:] != a[:-1]``); ``prepend``/``append`` are not
-    supported, concatenate first instead.
+    Like ``np.diff`` (booleans give ``a[1:] != a[:-1]``). ``prepend``/``append`` are joined to
+    ``a`` along ``axis`` first (a scalar becomes a slice of length 1); ``n=0`` returns ``a``
+    unchanged, ignoring them, as NumPy does.
     """
     a = as_tensor_variable(a)
-    if int(n) < 0:
+    n = as_axis(n, "diff", "the order n")
+    if n < 0:
         raise ValueError(f"diff: order must be non-negative but got {n}")
     if a.type.ndim == 0:
         raise ValueError("diff requires input that is at least one dimensional")
     axis = normalize_axis(axis, a.type.ndim, "diff")
+    if n == 0:
+        return a
+    pieces = [_diff_edge(prepend, a, axis), a, _diff_edge(append, a, axis)]
+    pieces = [p for p in pieces if p is not None]
+    if len(pieces) > 1:
+        a = concatenate(pieces, axis=axis)
     head = (slice(None),) * axis
-    for _ in range(int(n)):
+    for _ in range(n):
         upper, lower = getitem(a, (*head, slice(1, None))), getitem(a, (*head, slice(None, -1)))
         a = tm.neq(upper, lower) if a.type.dtype == "bool" else upper - lower
     return a
+
+
+def _diff_edge(values: Any, a: Variable, axis: int) -> Variable | None:
+    """``diff``'s prepend/append: a scalar is broadcast to ``a``'s shape with length 1 on axis."""
+    if values is None:
+        return None
+    values = as_tensor_variable(values)
+    if values.type.ndim != 0:
+        return values
+    lengths = [1 if d == axis else shape_i(a, d) for d in range(a.type.ndim)]
+    return broadcast_to(values, lengths)
 
 
 # -- choose ----------------------------------------------------------------------------------
@@ -499,6 +497,10 @@ def choose(a: Any, choices: Any, mode: str = "raise") -> Variable:
     ``choices`` is a list of tensors (or a tensor whose first axis of known length lists
     them); ``a`` and the choices broadcast together. ``mode`` ("raise", "wrap", "clip") says
     what out-of-range entries of ``a`` do.
+
+    Differences from NumPy: the number of choices must be known when the graph is built, and
+    (as for elementwise ops) only dimensions of static length 1 broadcast; other length
+    mismatches raise when the function runs. The result has the common dtype of the choices.
     """
     return Choose(mode)(a, *_choice_list(choices))
 

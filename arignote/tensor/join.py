@@ -14,15 +14,15 @@ from arignote.graph.op import Op
 from arignote.scalar.basic import discrete_dtypes, grad_dtype, upcast
 from arignote.tensor.alloc import as_size, shape_entries, static_int
 from arignote.tensor.basic import as_tensor_variable, register_stacker
-from arignote.tensor.math import add
+from arignote.tensor.math import add, int_div
 from arignote.tensor.reduction import normalize_axes
-from arignote.tensor.shape import expand_dims, shape_i
+from arignote.tensor.shape import as_axis, expand_dims, shape_i
 from arignote.tensor.type import tensor_type
 
 
 def _normalize_axis(axis: Any, ndim: int, context: str) -> int:
     try:
-        (axis,) = normalize_axes(int(axis), ndim)
+        (axis,) = normalize_axes(as_axis(axis, context), ndim)
     except ValueError as err:
         raise ValueError(f"{context}: {err}") from err
     return axis
@@ -264,19 +264,41 @@ def split(x: Any, splits_size: Any, n_splits: int | None = None, axis: int = 0) 
     x
         The tensor to split.
     splits_size
-        The lengths of the pieces: ints or integer scalars, or an int vector of known length.
-        They must add up to ``x.shape[axis]`` (checked at run time when not known before).
+        The lengths of the pieces: a sequence of ints or integer scalars, or an int vector of
+        known length. They must add up to ``x.shape[axis]`` (checked at run time when not known
+        before). A plain Python int ``n`` asks instead for ``n`` pieces of equal length, as
+        ``np.split(x, n)`` does (the length of the axis must be a multiple of ``n``). Note that
+        a sequence gives lengths, not NumPy's split points.
     n_splits
         The number of pieces (checked against ``splits_size`` when given).
     axis
         The axis to cut along (negative counts from the end).
     """
     x = as_tensor_variable(x)
-    sizes = shape_entries(splits_size, "split")
+    axis = _normalize_axis(axis, x.type.ndim, "split")
+    if isinstance(splits_size, (int, np.integer)) and not isinstance(splits_size, bool):
+        sizes = _equal_sections(x, int(splits_size), axis)
+    else:
+        sizes = shape_entries(splits_size, "split")
     if n_splits is not None and int(n_splits) != len(sizes):
         raise ValueError(f"split: n_splits={n_splits} but {len(sizes)} lengths were given")
-    axis = _normalize_axis(axis, x.type.ndim, "split")
     return Split(len(sizes), axis)(x, *sizes, return_list=True)
+
+
+def _equal_sections(x: Variable, sections: int, axis: int) -> list:
+    """``sections`` equal lengths for ``axis`` of ``x`` (``np.split`` with an int)."""
+    if sections < 1:
+        raise ValueError(f"split: the number of sections must be positive, got {sections}")
+    length = x.type.shape[axis]
+    if length is not None:
+        if length % sections:
+            raise ValueError(
+                f"split: an axis of length {length} cannot be divided into {sections} equal "
+                "sections"
+            )
+        return [length // sections] * sections
+    # checked when the function runs: Split refuses lengths that do not add up
+    return [int_div(shape_i(x, axis), sections)] * sections
 
 
 __all__ = [

@@ -118,7 +118,13 @@ def _join_present(axis: int, pieces: list, widths: list) -> Variable:
     return join(axis, *kept)
 
 
-def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Variable:
+def pad(
+    x: Any,
+    pad_width: Any,
+    mode: str = "constant",
+    constant_values: Any = 0,
+    reflect_type: str = "even",
+) -> Variable:
     """``x`` padded along each dimension, like ``np.pad``.
 
     Parameters
@@ -135,10 +141,17 @@ def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0
     constant_values
         For ``"constant"``: the fill value, or ``(before, after)`` values, or one such pair per
         dimension.
+    reflect_type
+        Only NumPy's default ``"even"`` (a plain mirror image) is supported.
+
+    The other modes of ``np.pad`` (symmetric, wrap, maximum, mean, median, minimum,
+    linear_ramp) and ``reflect_type="odd"`` are not available: they raise ``ValueError``.
     """
     x = as_tensor_variable(x)
     if mode not in PAD_MODES:
         raise ValueError(f"pad: mode must be one of {PAD_MODES}, got {mode!r}")
+    if reflect_type != "even":
+        raise ValueError(f"pad: only reflect_type='even' is supported, got {reflect_type!r}")
     widths = _as_pairs(pad_width, x.type.ndim, "pad_width")
     values = _as_pairs(constant_values, x.type.ndim, "constant_values")
     for axis, ((before, after), pair) in enumerate(zip(widths, values)):

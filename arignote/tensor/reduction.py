@@ -16,7 +16,7 @@ from arignote.scalar.basic import complex_dtypes, continuous_dtypes, discrete_dt
 from arignote.tensor.basic import as_tensor_variable, constant
 from arignote.tensor.elemwise import CAReduce, DimShuffle
 from arignote.tensor.math import abs, cast, eq, fill, maximum, neq, sqr, sqrt, sub, switch, true_div
-from arignote.tensor.shape import shape_i
+from arignote.tensor.shape import as_axis, shape_i
 from arignote.tensor.type import tensor_type
 
 
@@ -28,7 +28,7 @@ def normalize_axes(axis: typing.Any, ndim: int) -> tuple[int, ...] | None:
     axes = [axis] if np.ndim(axis) == 0 else list(axis)
     normalized = []
     for a in axes:
-        a = int(a)
+        a = as_axis(a, "axis")
         if not -ndim <= a < ndim:
             raise ValueError(f"axis {a} is out of bounds for a tensor of dimension {ndim}")
         normalized.append(a % ndim)
@@ -168,7 +168,8 @@ class Prod(CAReduce):
     """Product over ``axis`` (None: all axes): ``np.prod(x, axis)``.
 
     Its derivative is exact when the input holds zeros: d prod / d x_i is the product of the
-    other elements, computed without dividing by x_i.
+    other elements, computed without dividing by x_i. (Second derivatives at such points are
+    not: the masks that pick the zeros out have no derivative.)
     """
 
     __props__ = ("axis", "dtype", "acc_dtype")
@@ -205,19 +206,27 @@ class Prod(CAReduce):
 
 
 def _prod_partials(x: Variable, axes: tuple[int, ...]) -> Variable:
-    """d prod(x, axes) / d x, elementwise and safe with zeros.
+    """d prod(x, axes) / d x, elementwise: exact with zeros, and so are its own derivatives.
 
-    With P the product of the nonzero elements of a group and Z its number of zeros, the
-    partial at x_i is P / x_i when Z == 0; at a zero it is P when Z == 1; otherwise 0.
+    The partial at x_i is the product of the other elements of its group, computed without
+    dividing by zero. At a nonzero x_i it is prod(x) / x_i (which is 0 in a group holding a
+    zero, with the right derivative in that zero). At a zero x_i, with P the product of the
+    group's nonzero elements and Z its number of zeros, it is P when Z == 1; when Z == 2 it is
+    P times the other zero, written P * (sum of the group's zeros - x_i) so that its derivative
+    in the other zero is P (a Hessian of a product with two zeros is not 0); with more zeros
+    it is 0 together with its first derivatives.
     """
     ndim = x.type.ndim
+    dtype = x.type.dtype
     is_zero = eq(x, 0)
     zeros_in_group = _restore_axes(Sum(axes)(is_zero), axes, ndim)
     nonzero = switch(is_zero, 1, x)
-    product = _restore_axes(Prod(axes, dtype=x.type.dtype)(nonzero), axes, ndim)
-    at_zero = switch(eq(zeros_in_group, 1), product, 0)
-    elsewhere = switch(eq(zeros_in_group, 0), product / nonzero, 0)
-    return switch(is_zero, at_zero, elsewhere)
+    product = _restore_axes(Prod(axes, dtype=dtype)(x), axes, ndim)
+    nonzero_product = _restore_axes(Prod(axes, dtype=dtype)(nonzero), axes, ndim)
+    zero_sum = _restore_axes(Sum(axes, dtype=dtype)(switch(is_zero, x, 0)), axes, ndim)
+    two_zeros = switch(eq(zeros_in_group, 2), nonzero_product * (zero_sum - x), 0)
+    at_zero = switch(eq(zeros_in_group, 1), nonzero_product, two_zeros)
+    return switch(is_zero, at_zero, product / nonzero)
 
 
 class _BoolReduce(CAReduce):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -267,14 +268,26 @@ def shape_padaxis(x: Any, axis: int) -> Variable:
     return DimShuffle(x.type.ndim, order)(x)
 
 
+def as_axis(value: Any, context: str, what: str = "an axis") -> int:
+    """An axis (or another integer argument) as a Python int. Like NumPy, floats and booleans
+    are refused with a ``TypeError`` rather than truncated."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{context}: {what} must be an integer, got {value!r}")
+
+
 def _normalize_axis_list(axis: Any, ndim: int, context: str) -> list[int]:
     """``axis`` (an int or a sequence of ints, negatives allowed) as distinct non-negative ints."""
     axes = [axis] if np.ndim(axis) == 0 else list(axis)
     normalized = []
     for a in axes:
-        if not -ndim <= int(a) < ndim:
+        a = as_axis(a, context)
+        if not -ndim <= a < ndim:
             raise ValueError(f"{context}: axis {a} is out of bounds for {ndim} dimensions")
-        normalized.append(int(a) % ndim)
+        normalized.append(a % ndim)
     if len(set(normalized)) != len(normalized):
         raise ValueError(f"{context}: repeated axis in {axis}")
     return normalized
@@ -295,11 +308,17 @@ def expand_dims(x: Any, axis: Any) -> Variable:
 
 
 def squeeze(x: Any, axis: Any = None) -> Variable:
-    """``x`` without the length-1 dimensions ``axis`` (by default, all of static length 1).
+    """``x`` without the length-1 dimensions ``axis``, like ``np.squeeze``.
 
-    Like ``np.squeeze``. A dimension named in ``axis`` whose length is not known statically is
-    checked at run time (through :func:`specify_shape`); one statically known to differ from 1
-    raises ``ValueError`` now.
+    Without ``axis``, only the dimensions whose length is statically known to be 1 (in
+    ``x.type.shape``) are removed: unlike NumPy, a dimension that turns out to have length 1
+    only when the function runs is kept, since the number of dimensions of the result must be
+    known when the graph is built. Name it in ``axis`` (or ``specify_shape`` it) to remove it.
+
+    A dimension named in ``axis`` whose length is not known statically is checked at run time
+    (through :func:`specify_shape`, which raises an ``AssertionError`` naming the dimension,
+    its length and the expected 1); one statically known to differ from 1 raises
+    ``ValueError`` when the graph is built.
     """
     x = as_tensor_variable(x)
     if axis is None:

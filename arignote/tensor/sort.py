@@ -16,10 +16,10 @@ from arignote.tensor.indexing_ops import (
     AddAlongAxis,
     TakeAlongAxis,
     normalize_axis,
-    ravel_vector,
     take,
-    unravel_like,
 )
+from arignote.tensor.reshape import flatten, reshape
+from arignote.tensor.shape import shape
 from arignote.tensor.subtensor import getitem, inc_subtensor
 from arignote.tensor.type import tensor_type
 
@@ -109,7 +109,7 @@ class Argsort(_AlongAxisOp):
 def _flatten_for_axis(a: Any, axis: int | None, name: str) -> tuple[Variable, int]:
     a = as_tensor_variable(a)
     if axis is None:
-        return ravel_vector(a), 0
+        return flatten(a), 0
     return a, normalize_axis(axis, a.type.ndim, name)
 
 
@@ -320,9 +320,9 @@ class Unique(Op):
         # are distinct, which is where the derivative exists)
         first = self._first_index(x)
         if self.axis is None:
-            flat = ravel_vector(x)
+            flat = flatten(x)
             scattered = inc_subtensor(getitem(tm.zeros_like(flat, dtype=gz.type.dtype), first), gz)
-            return [unravel_like(scattered, x)]
+            return [reshape(scattered, shape(x), ndim=x.type.ndim)]
         index = (slice(None),) * self.axis + (first,)
         return [inc_subtensor(getitem(tm.zeros_like(x, dtype=gz.type.dtype), index), gz)]
 
@@ -349,10 +349,16 @@ def unique(
     axis: int | None = None,
     *,
     equal_nan: bool = True,
+    sorted: bool = True,
 ) -> Variable | tuple[Variable, ...]:
     """The sorted unique elements of ``ar`` (or unique slices along ``axis``), like
     ``np.unique``, with the optional indices of first occurrences, inverse (``x`` rebuilt as
-    ``take(values, inverse)`` for ``axis=None``) and counts, as a tuple in NumPy's order."""
+    ``take(values, inverse)`` for ``axis=None``) and counts, as a tuple in NumPy's order.
+
+    The values are always sorted: ``sorted=False`` (NumPy 2.3) is accepted, and NumPy allows a
+    sorted result for it too.
+    """
+    del sorted  # see the docstring: sorting is always allowed
     ar = as_tensor_variable(ar)
     if axis is not None:
         axis = normalize_axis(axis, ar.type.ndim, "unique")

@@ -267,11 +267,11 @@ class _TensorOperators:
     def ptp(self, axis=None, keepdims=False) -> Variable:
         return tred.ptp(self, axis=axis, keepdims=keepdims)
 
-    def cumsum(self, axis=None) -> Variable:
-        return textra.cumsum(self, axis=axis)
+    def cumsum(self, axis=None, dtype=None) -> Variable:
+        return textra.cumsum(self, axis=axis, dtype=dtype)
 
-    def cumprod(self, axis=None) -> Variable:
-        return textra.cumprod(self, axis=axis)
+    def cumprod(self, axis=None, dtype=None) -> Variable:
+        return textra.cumprod(self, axis=axis, dtype=dtype)
 
     # -- creation and shape methods (shape/join/extra ops) ----------------------------------
 

@@ -125,6 +125,15 @@ class numeric_grad:  # PyTensor's public name
         return worst
 
 
+def _largest_errors(errors: list[tuple[np.ndarray, np.ndarray]]) -> tuple[float, float]:
+    """The largest absolute and relative errors over all arguments (NaN if there is one)."""
+    largest = []
+    for k in (0, 1):
+        values = np.concatenate([np.ravel(pair[k]) for pair in errors])
+        largest.append(float(np.max(values)) if values.size else 0.0)
+    return largest[0], largest[1]
+
+
 def verify_grad(
     fun: Callable,
     pt: Sequence[Any],
@@ -201,6 +210,7 @@ def verify_grad(
         analytic = grad_fn(*[p.copy() for p in points])
         arg, position, abs_err, rel_err = numeric.max_err(analytic, abs_tol, rel_tol)
         if (abs_err > abs_tol and rel_err > rel_tol) or not np.isfinite(abs_err):
+            largest_abs, largest_rel = _largest_errors(numeric.abs_rel_errors(analytic))
             raise GradientError(
                 arg,
                 position,
@@ -211,6 +221,8 @@ def verify_grad(
                 rel_err=rel_err,
                 abs_tol=abs_tol,
                 rel_tol=rel_tol,
+                max_abs_err=largest_abs,
+                max_rel_err=largest_rel,
             )
         if test < n_tests - 1:
             weights.set_value(projection())

@@ -18,6 +18,7 @@ from arignote.gradient import (
     NullTypeGradError,
     grad,
     grad_undefined,
+    jacobian,
 )
 from arignote.graph.basic import Apply, io_toposort
 from arignote.graph.op import Op
@@ -329,16 +330,115 @@ def test_lop_is_the_vector_jacobian_product(rng):
         Lop([f, f], x, [u])
 
 
-def _node_count(n_terms):
+def _terms(x, n_terms):
+    return [pt.sin(x * float(k + 1)) for k in range(n_terms)]
+
+
+def _chain(terms, combine):
+    total = terms[0]
+    for term in terms[1:]:
+        total = combine(total, term)
+    return total
+
+
+LONG_EXPRESSIONS = {
+    "sum_chain": lambda terms: _chain(terms, lambda a, b: a + b),
+    "sum_nary": lambda terms: pt.add(*terms),
+    "product_chain": lambda terms: _chain(terms, lambda a, b: a * b),
+    "product_nary": lambda terms: pt.mul(*terms),
+    # each step uses the previous result twice: without one visit per node (a tree walk of the
+    # graph) the gradient would double at every step
+    "reused_chain": lambda terms: _chain(terms, lambda a, b: pt.sin(a) * a + b),
+}
+
+
+def _gradient_size(name, n_terms):
+    """(nodes, edges) of the gradient graph of a sum or product of n terms."""
     x = pt.dvector("x")
-    total = pt.sin(x)
-    for k in range(1, n_terms):
-        total = total + pt.sin(x * float(k))
-    return len(io_toposort([x], [grad(total.sum(), x)]))
+    nodes = io_toposort([x], [grad(LONG_EXPRESSIONS[name](_terms(x, n_terms)).sum(), x)])
+    return len(nodes), sum(len(node.inputs) for node in nodes)
 
 
-def test_gradient_graph_of_a_long_sum_is_linear():
-    n50, n100 = _node_count(50), _node_count(100)
-    # linear: about twice as many nodes; quadratic growth would give about four times as many
-    assert n100 < 2.2 * n50
-    assert n100 < 12 * 100
+@pytest.mark.parametrize("name", sorted(LONG_EXPRESSIONS))
+def test_gradient_graph_of_a_long_sum_or_product_is_linear(name):
+    """Doubling the number of terms about doubles the nodes and the edges (node inputs); a
+    quadratic gradient (one product of the n - 1 other factors per factor) gives four times."""
+    nodes50, edges50 = _gradient_size(name, 50)
+    nodes100, edges100 = _gradient_size(name, 100)
+    assert nodes100 < 2.2 * nodes50 and edges100 < 2.2 * edges50
+    assert nodes100 < 20 * 100 and edges100 < 40 * 100
+
+
+def test_gradient_of_an_nary_product(rng):
+    points = [rng.normal(size=(2, 3)) for _ in range(4)]
+    verify_grad(lambda *xs: pt.mul(*xs), points, rng=rng)
+    verify_grad(lambda a, b, c: grad(pt.mul(a, b, c, a).sum(), b), points[:3], rng=rng)
+
+
+def test_known_grads_in_another_float_dtype_give_a_gradient_of_the_wrt_dtype(rng):
+    x = pt.fvector("x")
+    g64 = pt.dvector("g64")
+    g = grad(None, x, known_grads={x: g64})
+    assert g.type.dtype == "float32"
+    gv = rng.normal(size=3)
+    got = _eval(g, [x, g64], [np.ones(3, "float32"), gv])
+    np.testing.assert_allclose(got, gv.astype("float32"))
+
+
+def test_known_grads_disconnected_value_means_no_gradient():
+    x = pt.dvector("x")
+    y = pt.exp(x)
+    with pytest.raises(DisconnectedInputError):
+        grad(None, x, known_grads={y: DisconnectedType()()})
+    assert (
+        grad(
+            None,
+            x,
+            known_grads={y: DisconnectedType()()},
+            disconnected_inputs="ignore",
+            return_disconnected="none",
+        )
+        is None
+    )
+
+
+def test_lop_adds_the_cotangents_of_a_repeated_output(rng):
+    x, u1, u2 = pt.dvector("x"), pt.dvector("u1"), pt.dvector("u2")
+    y = pt.sin(x)
+    g = Lop([y, y], x, [u1, u2])
+    xv, v1, v2 = (rng.normal(size=4) for _ in range(3))
+    np.testing.assert_allclose(_eval(g, [x, u1, u2], [xv, v1, v2]), np.cos(xv) * (v1 + v2))
+
+
+@pytest.mark.parametrize("return_disconnected", ["zero", "none", "disconnected"])
+def test_disconnected_raise_wins_over_every_return_disconnected(return_disconnected):
+    x, y = pt.dvector("x"), pt.dvector("y")
+    with pytest.raises(DisconnectedInputError):
+        grad(x.sum(), [x, y], return_disconnected=return_disconnected)
+    with pytest.warns(UserWarning, match="not part of the computational graph"):
+        _, gy = grad(
+            x.sum(), [x, y], disconnected_inputs="warn", return_disconnected=return_disconnected
+        )
+    assert (gy is None) == (return_disconnected == "none")
+
+
+def test_wrt_an_intermediate_result_and_its_inputs_at_once(rng):
+    """h is both a wrt entry and on the path from x: x's gradient still goes through h."""
+    x, w = pt.dvector("x"), pt.dvector("w")
+    h = pt.exp(x) * w
+    cost = (h * h).sum() + (h * x).sum()
+    gh, gx, gw = grad(cost, [h, x, w])
+    xv, wv = rng.normal(size=3), rng.normal(size=3)
+    got_h, got_x, got_w = _eval([gh, gx, gw], [x, w], [xv, wv])
+    hv = np.exp(xv) * wv
+    np.testing.assert_allclose(got_h, 2 * hv + xv)
+    np.testing.assert_allclose(got_x, (2 * hv + xv) * hv + hv)
+    np.testing.assert_allclose(got_w, (2 * hv + xv) * np.exp(xv))
+
+
+def test_disconnected_warnings_point_at_the_caller():
+    x, y = pt.dvector("x"), pt.dvector("y")
+    with pytest.warns(UserWarning, match="not part of the computational graph") as records:
+        grad(x.sum(), [x, y], disconnected_inputs="warn")
+        jacobian(x * 2.0, [x, y], disconnected_inputs="warn")
+    assert {record.filename for record in records} == {__file__}

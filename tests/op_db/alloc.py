@@ -1,5 +1,5 @@
 """op_db entries: creating tensors (zeros, ones, full, empty, *_like, eye, identity_like, tri,
-arange, linspace, alloc, fill, broadcast_to, broadcast_arrays)."""
+arange, linspace, alloc, fill, broadcast_to, broadcast_arrays, broadcast_shape)."""
 
 from __future__ import annotations
 
@@ -55,6 +55,15 @@ def _like_samples(rng):
         Sample((rng.normal(size=(3, 4)), np.asarray(rng.normal())), name="matrix"),
         Sample((rng.normal(size=(2, 3, 4)), 2.5), {"dtype": "int32"}, name="dtype"),
         Sample((rng.integers(0, 9, size=(5,)).astype("int16"), 7.9), name="int"),
+    ]
+
+
+def _zeros_like_samples(rng):
+    return [
+        Sample((rng.normal(size=(3, 4)),), name="matrix"),
+        Sample((rng.normal(size=(2, 1, 4)),), {"dtype": "int32"}, name="dtype"),
+        Sample((rng.integers(0, 9, size=(5,)).astype("int16"),), name="int"),
+        Sample((np.asarray(rng.normal()),), {"dtype": np.dtype("float32")}, name="scalar"),
     ]
 
 
@@ -129,6 +138,14 @@ def _broadcast_arrays_samples(rng):
     ]
 
 
+def _broadcast_shape(*arrays):
+    return pt.broadcast_shape(*arrays)
+
+
+def _np_broadcast_shape(*arrays):
+    return [np.int64(n) for n in np.broadcast_shapes(*[a.shape for a in arrays])]
+
+
 def _tri_samples(rng):
     return [
         Sample((3,), name="square"),
@@ -177,6 +194,22 @@ register(
         _like_samples,
         dtypes=FLOAT_DTYPES,
         op_class=pt.Alloc,
+    ),
+    OpInfo(
+        "zeros_like[dtype]",
+        pt.zeros_like,
+        np.zeros_like,
+        _zeros_like_samples,
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.Elemwise,
+    ),
+    OpInfo(
+        "ones_like[dtype]",
+        pt.ones_like,
+        np.ones_like,
+        _zeros_like_samples,
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.Elemwise,
     ),
     OpInfo(
         "empty_like",
@@ -246,6 +279,14 @@ register(
         _broadcast_arrays_samples,
         dtypes=FLOAT_DTYPES,
         op_class=pt.Alloc,
+    ),
+    OpInfo(
+        "broadcast_shape",
+        _broadcast_shape,
+        _np_broadcast_shape,
+        _broadcast_arrays_samples,
+        dtypes=FLOAT_DTYPES,
+        grad=False,
     ),
     OpInfo(
         "fill",

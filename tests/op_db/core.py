@@ -18,8 +18,10 @@ TESTS = (
     "perform",
     "infer_shape",
     "grad",
+    "grad_dtype",
     "rop",
     "adjoint",
+    "second_order",
     "props",
     "constant_folding",
 )
@@ -66,6 +68,7 @@ class OpInfo:
     op_class: Any = None  # the op that must vanish from shape graphs (None: skip that check)
     grad: bool = True
     rop: bool = True
+    second_order: bool = False  # also check grad(grad) (float64 samples), a representative few
     infer_shape: bool = True
     rtol: float | None = None
     atol: float | None = None

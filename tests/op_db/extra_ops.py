@@ -10,9 +10,18 @@ import arignote.tensor as pt
 from tests.op_db.core import FLOAT_DTYPES, OpInfo, Sample, register
 
 
+def _with_zeros(rng, shape):
+    """Values with zeros: lone ones, two in a group, and a group starting with one."""
+    x = rng.uniform(0.5, 1.5, size=shape) * rng.choice([-1, 1], size=shape)
+    x[0, 1] = x[1, 0] = x[1, 2] = x[2, 0] = 0.0
+    return x
+
+
 def _cum_samples(rng):
-    draw = lambda size: rng.uniform(0.5, 1.5, size=size)  # noqa: E731 (cumprod needs x != 0)
+    draw = lambda size: rng.uniform(0.5, 1.5, size=size)  # noqa: E731
     return [
+        Sample((_with_zeros(rng, (3, 4)),), {"axis": 1}, name="zeros"),
+        Sample((_with_zeros(rng, (3, 4)),), {"axis": None}, name="zeros-flat"),
         Sample((draw((3, 4)),), {"axis": None}, name="flat"),
         Sample((draw((3, 4)),), {"axis": 0}, name="axis0"),
         Sample((draw((2, 3, 4)),), {"axis": -1}, name="last"),

@@ -195,9 +195,9 @@ def _set_advanced_samples(rng):
 
 
 register(
-    OpInfo("getitem_basic", _getitem, _getitem, _basic_samples, ALL_DTYPES, pt.Subtensor),
+    OpInfo("getitem[basic]", _getitem, _getitem, _basic_samples, ALL_DTYPES, pt.Subtensor),
     OpInfo(
-        "getitem_symbolic_slice",
+        "getitem[symbolic_slice]",
         _getitem,
         _getitem,
         _symbolic_bounds_samples,
@@ -205,7 +205,7 @@ register(
         pt.Subtensor,
     ),
     OpInfo(
-        "getitem_symbolic_int",
+        "getitem[symbolic_int]",
         _getitem,
         _getitem,
         _symbolic_int_samples,
@@ -213,7 +213,7 @@ register(
         pt.Subtensor,
     ),
     OpInfo(
-        "getitem_advanced1",
+        "getitem[advanced1]",
         _getitem,
         _getitem,
         _advanced1_samples,
@@ -221,10 +221,10 @@ register(
         pt.AdvancedSubtensor1,
     ),
     OpInfo(
-        "getitem_advanced", _getitem, _getitem, _advanced_samples, ALL_DTYPES, pt.AdvancedSubtensor
+        "getitem[advanced]", _getitem, _getitem, _advanced_samples, ALL_DTYPES, pt.AdvancedSubtensor
     ),
     OpInfo(
-        "getitem_mask_expression",
+        "getitem[mask_expression]",
         lambda x: x[x > 0],
         lambda x: x[x > 0],
         _mask_expression_samples,
@@ -232,13 +232,23 @@ register(
         pt.AdvancedSubtensor,
     ),
     OpInfo(
-        "set_subtensor_basic", _set_build, _set_ref, _set_basic_samples, ALL_DTYPES, pt.IncSubtensor
+        "set_subtensor[basic]",
+        _set_build,
+        _set_ref,
+        _set_basic_samples,
+        ALL_DTYPES,
+        pt.IncSubtensor,
     ),
     OpInfo(
-        "inc_subtensor_basic", _inc_build, _inc_ref, _set_basic_samples, ALL_DTYPES, pt.IncSubtensor
+        "inc_subtensor[basic]",
+        _inc_build,
+        _inc_ref,
+        _set_basic_samples,
+        ALL_DTYPES,
+        pt.IncSubtensor,
     ),
     OpInfo(
-        "set_subtensor_advanced1",
+        "set_subtensor[advanced1]",
         _set_build,
         _set_ref,
         _set_advanced1_samples,
@@ -246,7 +256,7 @@ register(
         pt.AdvancedIncSubtensor1,
     ),
     OpInfo(
-        "inc_subtensor_advanced1",
+        "inc_subtensor[advanced1]",
         _inc_build,
         _inc_ref,
         _set_advanced1_samples,
@@ -254,7 +264,7 @@ register(
         pt.AdvancedIncSubtensor1,
     ),
     OpInfo(
-        "set_subtensor_advanced",
+        "set_subtensor[advanced]",
         _set_build,
         _set_ref,
         _set_advanced_samples,
@@ -262,7 +272,7 @@ register(
         pt.AdvancedIncSubtensor,
     ),
     OpInfo(
-        "inc_subtensor_advanced",
+        "inc_subtensor[advanced]",
         _inc_build,
         _inc_ref,
         _set_advanced_samples,
@@ -425,10 +435,12 @@ def _with_ties(name):
 
 register(
     OpInfo("sort", pt.sort, np.sort, _sort_samples, FLOAT_DTYPES, pt.Sort),
-    OpInfo("sort_ties", pt.sort, np.sort, _ties_samples, ("float64", "int64"), pt.Sort, grad=False),
+    OpInfo(
+        "sort[ties]", pt.sort, np.sort, _ties_samples, ("float64", "int64"), pt.Sort, grad=False
+    ),
     OpInfo("argsort", pt.argsort, np.argsort, _sort_samples, ALL_DTYPES, pt.Argsort, grad=False),
     OpInfo(
-        "argsort_stable_ties",
+        "argsort[stable_ties]",
         lambda x, axis: pt.argsort(x, axis=axis, kind="stable"),
         lambda x, axis: np.argsort(x, axis=axis, kind="stable"),
         _ties_samples,
@@ -480,6 +492,24 @@ def _diff_samples(rng):
     ]
 
 
+def _diff_edges_samples(rng):
+    m = rng.normal(size=(4, 6))
+    return [
+        Sample((m, rng.normal(size=(4, 2)), rng.normal(size=(4, 1))), name="arrays"),
+        Sample((m, rng.normal(size=(1, 6)), 2.5), {"n": 2, "axis": 0}, name="scalar_append"),
+        Sample((m, np.asarray(-1.0), np.asarray(3.0)), {"axis": 0}, name="0d_edges"),
+        Sample((m > 0, True, np.zeros((4, 1), dtype=bool)), name="bool"),
+    ]
+
+
+def _diff_edges_build(a, prepend, append, **kwargs):
+    return pt.diff(a, prepend=prepend, append=append, **kwargs)
+
+
+def _diff_edges_ref(a, prepend, append, **kwargs):
+    return np.diff(a, prepend=prepend, append=append, **kwargs)
+
+
 def _choose_samples(rng):
     a = rng.integers(0, 3, size=(3, 4))
     choices = [rng.normal(size=(3, 4)), rng.normal(size=(4,)), rng.normal(size=(1, 4))]
@@ -501,5 +531,13 @@ def _choose_ref(a, *choices, mode="raise"):
 register(
     OpInfo("bincount", pt.bincount, np.bincount, _bincount_samples, FLOAT_DTYPES, pt.BinCount),
     OpInfo("diff", pt.diff, np.diff, _diff_samples, ALL_DTYPES, pt.Subtensor),
+    OpInfo(
+        "diff[prepend_append]",
+        _diff_edges_build,
+        _diff_edges_ref,
+        _diff_edges_samples,
+        ALL_DTYPES,
+        (pt.Subtensor, pt.Join, pt.Alloc),
+    ),
     OpInfo("choose", _choose_build, _choose_ref, _choose_samples, ALL_DTYPES, pt.Choose),
 )

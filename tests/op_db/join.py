@@ -119,4 +119,15 @@ register(
         op_class=pt.Join,
     ),
     OpInfo("split", _split, _np_split, _split_samples, dtypes=FLOAT_DTYPES, op_class=pt.Split),
+    OpInfo(
+        "split[sections]",
+        pt.split,
+        np.split,
+        lambda rng: [
+            Sample((rng.normal(size=(6, 4)), 3), {"axis": 0}, name="rows"),
+            Sample((rng.normal(size=(2, 3, 4)), 2), {"axis": -1}, name="last"),
+        ],
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.Split,
+    ),
 )

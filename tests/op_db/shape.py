@@ -1,5 +1,6 @@
-"""op_db entries: shapes and dimension shuffles (shape, specify_shape, shape_padleft/right,
-transpose, moveaxis, swapaxes, expand_dims, squeeze, atleast_1d/2d/3d)."""
+"""op_db entries: shapes and dimension shuffles (shape, shape_i, shape_tuple, specify_shape,
+specify_broadcastable, shape_padleft/right/axis, transpose, moveaxis, swapaxes, expand_dims,
+squeeze, atleast_1d/2d/3d)."""
 
 from __future__ import annotations
 
@@ -54,7 +55,37 @@ register(
         dtypes=FLOAT_DTYPES,
         op_class=pt.SpecifyShape,
     ),
+    OpInfo(
+        "shape_i",
+        lambda x: pt.shape_i(x, -1),
+        lambda x: np.int64(x.shape[-1]),
+        _one((3, 4), (2, 1, 5)),
+        op_class=pt.Shape_i,
+        grad=False,
+    ),
+    OpInfo(
+        "shape_tuple",
+        pt.shape_tuple,
+        lambda x: [np.int64(n) for n in x.shape],
+        _one((3, 4), (2, 1, 5)),
+        op_class=pt.Shape_i,
+        grad=False,
+    ),
+    OpInfo(
+        "specify_broadcastable",
+        lambda x: pt.specify_broadcastable(x, 0, 2),
+        lambda x: x,
+        _one((1, 4, 1)),
+        dtypes=FLOAT_DTYPES,
+        op_class=pt.SpecifyShape,
+    ),
     _dimshuffle("shape_padleft", pt.shape_padleft, _pad_left, _one((3, 4), ())),
+    _dimshuffle(
+        "shape_padaxis",
+        pt.shape_padaxis,
+        np.expand_dims,
+        _with_kwargs(("middle", (3, 4), {"axis": 1}), ("negative", (3, 4), {"axis": -1})),
+    ),
     _dimshuffle(
         "shape_padright",
         lambda x: pt.shape_padright(x, 2),

@@ -29,9 +29,25 @@ _SPECIAL_UNARY = [
     ("logit", (0.1, 0.9)),
 ]
 
+_UNARY_DIRECTIVES = {
+    "psi": [
+        Directive(
+            "grad_dtype",
+            "psi' is polygamma(1, x), which SciPy computes in float64 only (no float32 loop)",
+            kind="skip",
+        )
+    ],
+}
+
 register(
     *[
-        elemwise(name, getattr(pt, name), getattr(sp, name), unary(low, high, ints=True))
+        elemwise(
+            name,
+            getattr(pt, name),
+            getattr(sp, name),
+            unary(low, high, ints=True),
+            directives=_UNARY_DIRECTIVES.get(name, []),
+        )
         for name, (low, high) in _SPECIAL_UNARY
     ]
 )

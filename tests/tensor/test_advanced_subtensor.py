@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import arignote
@@ -25,33 +25,45 @@ def _run(inputs, outputs, *values, mode=None):
 # -- random indices against NumPy ------------------------------------------------------------
 
 
+def _int_array(draw):
+    shape = draw(st.sampled_from([(0,), (1,), (2,), (3,), (2, 1), (1, 3), (2, 3), ()]))
+    size = int(np.prod(shape))
+    entries = draw(st.lists(st.integers(-5, 4), min_size=size, max_size=size))
+    dtype = draw(st.sampled_from(["int64", "int32", "int8", "uint8"]))
+    # uint8 wraps the negative entries to large ones: NumPy then raises, and so must we
+    return np.asarray(entries).astype(dtype).reshape(shape)
+
+
+def _mask(draw):
+    shape = draw(st.sampled_from([(3,), (4,), (5,), (3, 4), (4, 5)]))
+    size = int(np.prod(shape))
+    return np.asarray(draw(st.lists(st.booleans(), min_size=size, max_size=size))).reshape(shape)
+
+
 @st.composite
 def _index_items(draw):
     """A valid-looking index for a (3, 4, 5) array: NumPy decides whether it is valid."""
-    n_items = draw(st.integers(1, 4))
+    n_items = draw(st.integers(0, 5))
     items, used_ellipsis = [], False
     for _ in range(n_items):
-        kind = draw(st.sampled_from(["int", "slice", "none", "ellipsis", "array", "mask"]))
+        kind = draw(st.sampled_from(["int", "slice", "none", "ellipsis", "array", "mask", "bool"]))
         if kind == "ellipsis" and not used_ellipsis:
             used_ellipsis = True
             items.append(Ellipsis)
         elif kind == "int":
-            items.append(draw(st.integers(-3, 2)))
+            items.append(draw(st.integers(-6, 5)))
         elif kind == "slice":
-            bounds = st.one_of(st.none(), st.integers(-6, 6))
-            step = draw(st.one_of(st.none(), st.sampled_from([1, 2, -1, -3])))
+            bounds = st.one_of(st.none(), st.integers(-7, 7))
+            step = draw(st.one_of(st.none(), st.sampled_from([1, 2, 3, -1, -2, -4])))
             items.append(slice(draw(bounds), draw(bounds), step))
         elif kind == "none":
             items.append(None)
         elif kind == "array":
-            shape = draw(st.sampled_from([(2,), (1,), (2, 1), (3,)]))
-            items.append(
-                np.asarray(draw(st.lists(st.integers(-3, 2), min_size=6, max_size=6)))
-                .reshape(-1)[: int(np.prod(shape))]
-                .reshape(shape)
-            )
-        else:
-            items.append(np.asarray(draw(st.lists(st.booleans(), min_size=3, max_size=3))))
+            items.append(_int_array(draw))
+        elif kind == "mask":
+            items.append(_mask(draw))
+        elif kind == "bool":
+            items.append(draw(st.booleans()))
     return tuple(items)
 
 
@@ -62,8 +74,16 @@ def _numpy_result(value, index):
         return None, err
 
 
-def _symbolic_index(index):
-    """The index with its arrays replaced by symbolic inputs."""
+def _scalar_input(value, symbols, values):
+    var = pt.lscalar()
+    symbols.append(var)
+    values.append(np.int64(value))
+    return var
+
+
+def _symbolic_index(index, scalars=False):
+    """The index with its arrays (and, with ``scalars``, its ints and slice bounds) replaced
+    by symbolic inputs."""
     symbols, values, items = [], [], []
     for item in index:
         if isinstance(item, np.ndarray):
@@ -71,21 +91,33 @@ def _symbolic_index(index):
             symbols.append(var)
             values.append(item)
             items.append(var)
+        elif scalars and isinstance(item, slice):
+            bounds = (item.start, item.stop, item.step)
+            items.append(
+                slice(*[b if b is None else _scalar_input(b, symbols, values) for b in bounds])
+            )
+        elif scalars and isinstance(item, int) and not isinstance(item, bool):
+            items.append(_scalar_input(item, symbols, values))
         else:
             items.append(item)
     return symbols, values, tuple(items)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(index=_index_items())
 def test_getitem_matches_numpy_on_random_indices(index):
     value = np.arange(np.prod(SHAPE), dtype="float64").reshape(SHAPE)
     expected, error = _numpy_result(value, index)
     x = pt.tensor(dtype="float64", shape=(None, None, None))
-    symbols, arrays, symbolic_index = _symbolic_index(index)
     for inputs, args, idx in [
         ([x], [value], index),
-        ([x, *symbols], [value, *arrays], symbolic_index),
+        *[
+            ([x, *symbols], [value, *arrays], symbolic_index)
+            for symbols, arrays, symbolic_index in [
+                _symbolic_index(index),
+                _symbolic_index(index, scalars=True),
+            ]
+        ],
     ]:
         if error is not None:
             with pytest.raises(IndexError):
@@ -95,23 +127,46 @@ def test_getitem_matches_numpy_on_random_indices(index):
         got, shape = _run(inputs, [out, out.shape], *args)
         np.testing.assert_array_equal(got, expected)
         assert tuple(shape) == expected.shape
+        assert out.type.ndim == expected.ndim
         assert all(s is None or s == e for s, e in zip(out.type.shape, expected.shape))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(index=_index_items())
-def test_set_and_inc_match_numpy_on_random_indices(index):
+def _broadcastable_to(draw, shape):
+    """A shape that broadcasts to ``shape``: fewer leading dimensions, some lengths 1."""
+    kept = shape[draw(st.integers(0, len(shape))) :]
+    return tuple(1 if draw(st.booleans()) else s for s in kept)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(index=_index_items(), data=st.data())
+# repeated positions, broadcast along them, mixed with a slice and a mask
+@example(index=(np.array([-3, 0, 2, 0]),), data=None)
+@example(index=(slice(None), np.array([[1, 1], [-3, 2]]), slice(None, None, -2)), data=None)
+@example(index=(np.array([True, False, True]), np.array([1, 1])), data=None)
+def test_set_and_inc_match_numpy_on_random_indices(index, data):
     value = np.arange(np.prod(SHAPE), dtype="float64").reshape(SHAPE)
     target, error = _numpy_result(value, index)
     if error is not None:
         return
-    y = np.arange(target.size, dtype="float64").reshape(target.shape) + 100
-    x = pt.tensor(dtype="float64", shape=(None, None, None))
+    # y broadcasts to the indexed part; repeated positions keep NumPy's last write for set
+    # and accumulate (np.add.at) for inc
+    if data is None:  # an explicit example: y broadcasts along the indexed dimension
+        y_shape = (1, *target.shape[1:])
+    else:
+        y_shape = _broadcastable_to(data.draw, target.shape)
+    y = np.arange(int(np.prod(y_shape)), dtype="float64").reshape(y_shape) + 100
     expected_set, expected_inc = value.copy(), value.copy()
     expected_set[index] = y
     np.add.at(expected_inc, index, y)
+    x = pt.tensor(dtype="float64", shape=(None, None, None))
+    scalars = data is not None and data.draw(st.booleans())
+    symbols, arrays, symbolic_index = _symbolic_index(index, scalars=scalars)
     yv = pt.tensor(dtype="float64", shape=tuple(1 if s == 1 else None for s in y.shape))
-    got = _run([x, yv], [pt.set_subtensor(x[index], yv), pt.inc_subtensor(x[index], yv)], value, y)
+    outputs = [
+        pt.set_subtensor(x[symbolic_index], yv),
+        pt.inc_subtensor(x[symbolic_index], yv),
+    ]
+    got = _run([x, yv, *symbols], outputs, value, y, *arrays)
     np.testing.assert_array_equal(got[0], expected_set)
     np.testing.assert_array_equal(got[1], expected_inc)
 

@@ -123,6 +123,18 @@ def test_linspace_dtype_and_retstep():
     expected, expected_step = np.linspace(np.float32(-1), 2, 5, retstep=True)
     np.testing.assert_allclose(got, expected, rtol=1e-6)
     np.testing.assert_allclose(got_step, expected_step)
+    assert got_step.dtype == np.asarray(expected_step).dtype == step.type.dtype
+
+
+@pytest.mark.parametrize(
+    ("num", "endpoint", "dtype"),
+    [(1, True, None), (0, True, None), (1, False, None), (4, True, "int32")],
+)
+def test_linspace_step_matches_numpy(num, endpoint, dtype):
+    n = pt.lscalar("n")
+    _, step = pt.linspace(np.float64(1.5), 9, n, endpoint=endpoint, retstep=True, dtype=dtype)
+    expected = np.linspace(1.5, 9, num, endpoint=endpoint, retstep=True, dtype=dtype)[1]
+    np.testing.assert_array_equal(_run([n], step, num), expected)  # NaN when no spacing exists
 
 
 def test_linspace_refuses_runtime_broadcasting():
@@ -234,3 +246,13 @@ def test_shapes_given_as_int_vectors():
     assert [tuple(s) for s in values[4:]] == expected
     with pytest.raises(ValueError, match="length of the shape vector"):
         pt.zeros(pt.lvector())
+
+
+def test_full_of_an_out_of_range_python_int_raises_like_numpy():
+    with pytest.raises(OverflowError, match="300"):
+        pt.full_like(pt.tensor(dtype="int8", shape=(None,)), 300)
+    with pytest.raises(OverflowError, match="-1"):
+        pt.full((2,), -1, dtype="uint8")
+    # in range, or a float: cast as NumPy does
+    np.testing.assert_array_equal(pt.full((2,), 2.7, dtype="int8").eval(), np.full(2, 2.7, "int8"))
+    assert pt.full_like(pt.tensor(dtype="int8", shape=(3,)), -128).eval().tolist() == [-128] * 3

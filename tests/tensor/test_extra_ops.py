@@ -8,6 +8,7 @@ import pytest
 
 import arignote
 import arignote.tensor as pt
+from arignote.testing import verify_grad
 
 
 def _run(inputs, outputs, *values):
@@ -23,6 +24,18 @@ def test_cumulative_dtype_follows_numpy(name, dtype, rng):
     expected = getattr(np, name)(value, axis=0)
     assert out.type.dtype == expected.dtype.name
     np.testing.assert_allclose(_run([x], out, value), expected)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "bool", "float32"])
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumulative_dtype_argument(name, dtype, rng):
+    # int8/uint8 accumulations wrap around as NumPy's do; bool ones are or/and
+    value = rng.integers(-40, 120, size=(3, 5))
+    x = pt.lmatrix("x")
+    out = getattr(pt, name)(x, axis=1, dtype=dtype)
+    expected = getattr(np, name)(value, axis=1, dtype=dtype)
+    assert out.type.dtype == expected.dtype.name
+    np.testing.assert_array_equal(_run([x], out, value), expected)
 
 
 def test_cumsum_flattens_without_axis():
@@ -118,6 +131,16 @@ def test_diagonal_errors_and_shapes():
     assert pt.diag(pt.tensor(shape=(3,)), -2).type.shape == (5, 5)
 
 
+def test_diagonal_offsets_must_be_known_when_built():
+    x, k = pt.matrix(), pt.lscalar("k")
+    for build in (pt.diagonal, pt.trace, lambda m, o: pt.diag(m[0], o)):
+        with pytest.raises(TypeError, match="offset must be an int known when the graph is built"):
+            build(x, k)
+    with pytest.raises(TypeError, match="offset must be an int"):
+        pt.diagonal(x, 1.5)
+    assert pt.diagonal(x, pt.constant(2)).owner.op.offset == 2
+
+
 def test_alloc_diag_checks_the_diagonal_length():
     with pytest.raises(ValueError, match="does not fit"):
         pt.AllocDiag(0, 0, 1)(pt.tensor(shape=(3,)), 2, 5)
@@ -156,3 +179,39 @@ def test_flip_is_its_own_gradient(rng):
     g = arignote.grad((pt.flip(x, 0) * weights).sum(), x)
     np.testing.assert_array_equal(_run([x], g, np.ones((3, 4))), weights[::-1])
     assert pt.flip(x, ()) is x
+
+
+def _cumprod_jacobian(value):
+    """d cumprod(value)_j / d value_i by brute force: the product of the others up to j."""
+    n = len(value)
+    rows = [
+        [np.prod(np.delete(value[: j + 1], i)) if i <= j else 0.0 for i in range(n)]
+        for j in range(n)
+    ]
+    return np.array(rows)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[0.7, 0.0, -1.3, 0.0, 0.9], [0.0, 0.0, 2.0, 1.5, -1.0], [1.2, -0.5, 2.0, 1.5, 0.0]],
+)
+def test_cumprod_derivatives_are_exact_at_zeros(value, rng):
+    value = np.array(value)
+    x, v = pt.vector("x"), pt.vector("v")
+    weights, tangent = rng.normal(size=5), rng.normal(size=5)
+    out = pt.cumprod(x)
+    g = arignote.grad((out * weights).sum(), x)
+    jvp = arignote.gradient.Rop(out, x, v)
+    got_g, got_jvp = _run([x, v], [g, jvp], value, tangent)
+    np.testing.assert_allclose(got_g, weights @ _cumprod_jacobian(value))
+    np.testing.assert_allclose(got_jvp, _cumprod_jacobian(value) @ tangent)
+
+
+def test_cumprod_second_derivative(rng):
+    # away from zeros (at a zero only the first derivative is exact, as for prod)
+    weights = rng.normal(size=(2, 5))
+    verify_grad(
+        lambda x: arignote.grad((pt.cumprod(x, axis=1) * weights).sum(), x),
+        [rng.uniform(0.5, 1.5, size=(2, 5))],
+        rng=rng,
+    )

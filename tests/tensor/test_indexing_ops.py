@@ -91,8 +91,9 @@ def test_bincount_edge_cases(rng):
         fn(np.array([1, -1]))
     with pytest.raises(TypeError, match="integers"):
         pt.bincount(pt.dvector())
-    with pytest.raises(TypeError, match="integers"):
-        pt.bincount(pt.vector(dtype="uint64"))
+    u = pt.vector("u", dtype="uint64")  # NumPy counts uint64 values too
+    counts = np.array([1, 4, 4], dtype="uint64")
+    np.testing.assert_array_equal(_run([u], pt.bincount(u), counts), np.bincount(counts))
     with pytest.raises(ValueError, match="minlength"):
         pt.bincount(x, minlength=-1)
     weights = pt.fvector("w")
@@ -118,6 +119,23 @@ def test_diff_errors_and_uint_wraparound():
         pt.diff(x, n=-1)
     with pytest.raises(ValueError, match="at least one dimensional"):
         pt.diff(pt.scalar())
+
+
+def test_diff_prepend_append(rng):
+    x = pt.matrix("x")
+    value = rng.normal(size=(3, 4))
+    # n=0 returns x untouched, as NumPy does (the edges are ignored)
+    assert pt.diff(x, n=0, prepend=1.0) is x
+    # NumPy does not broadcast a 1-d prepend to a matrix: both refuse the mismatch
+    with pytest.raises(ValueError):
+        np.diff(value, axis=0, prepend=np.ones(4))
+    with pytest.raises(ValueError, match="Join"):
+        pt.diff(x, axis=0, prepend=np.ones(4))
+    expected = np.diff(value, axis=0, prepend=np.ones((1, 4)), append=0)
+    got = _run([x], pt.diff(x, axis=0, prepend=np.ones((1, 4)), append=0), value)
+    np.testing.assert_allclose(got, expected)
+    with pytest.raises(ValueError):
+        pt.diff(pt.tensor(shape=(3, 4)), prepend=np.ones((2, 1, 1)))
 
 
 def test_choose_errors_and_tensor_choices(rng):

@@ -83,6 +83,20 @@ def test_split_sizes_must_add_up():
         fn(np.ones(5), -1)  # a negative piece length
 
 
+def test_split_into_equal_sections():
+    # a plain int is np.split's number of sections
+    assert [o.type.shape for o in pt.split(pt.tensor(shape=(2, 6)), 3, axis=1)] == [(2, 2)] * 3
+    with pytest.raises(ValueError, match="equal sections"):
+        pt.split(pt.tensor(shape=(2, 6)), 4, axis=1)
+    with pytest.raises(ValueError, match="positive"):
+        pt.split(pt.matrix(), 0)
+    x = pt.matrix("x")
+    fn = arignote.function([x], pt.split(x, 2, axis=0))
+    assert [p.shape for p in fn(np.zeros((4, 3)))] == [(2, 3), (2, 3)]
+    with pytest.raises(ValueError, match="cannot split an axis of length 5"):
+        fn(np.zeros((5, 3)))
+
+
 def test_split_gradient_when_only_one_piece_is_used(rng):
     x = pt.vector("x")
     _, second = pt.split(x, [2, 3], 2)

@@ -64,6 +64,8 @@ def test_pad_errors():
         pt.pad(x, (1, 2, 3))
     with pytest.raises(ValueError, match="broadcast"):
         pt.pad(x, ((1, 2), (3, 4), (5, 6)))
+    with pytest.raises(ValueError, match="reflect_type"):
+        pt.pad(x, 1, "reflect", reflect_type="odd")
     fn = arignote.function([x], pt.pad(x, 1, "edge"))
     with pytest.raises(ValueError):
         fn(np.zeros((0, 3)))  # NumPy cannot extend an empty axis either

@@ -44,6 +44,62 @@ def test_reduction_dtype_matches_numpy(name, np_fn, dtype, rng):
     np.testing.assert_allclose(_run([x], out, value), expected, rtol=1e-3)
 
 
+ALL_DTYPES = [
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+]  # fmt: skip
+REDUCTIONS = {
+    "sum": (pt.sum, np.sum),
+    "prod": (pt.prod, np.prod),
+    "mean": (pt.mean, np.mean),
+    "var": (pt.var, np.var),
+    "var[ddof=1]": (lambda x, **k: pt.var(x, ddof=1, **k), lambda x, **k: np.var(x, ddof=1, **k)),
+    "std[ddof=2]": (lambda x, **k: pt.std(x, ddof=2, **k), lambda x, **k: np.std(x, ddof=2, **k)),
+    "max": (pt.max, np.max),
+    "min": (pt.min, np.min),
+    "ptp": (pt.ptp, np.ptp),
+    "argmax": (pt.argmax, np.argmax),
+    "argmin": (pt.argmin, np.argmin),
+    "all": (pt.all, np.all),
+    "any": (pt.any, np.any),
+}
+AXES = [None, 0, -1, (0, 2), (-1, 0), ()]
+
+
+def _random_values(rng, dtype, shape):
+    if dtype == "bool":
+        return rng.random(shape) > 0.5
+    value = (rng.normal(size=shape) * 3).astype(dtype)
+    if dtype.startswith("complex"):
+        value = value + 1j * rng.normal(size=shape).astype(dtype)
+    return value
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # var/std with N - ddof <= 0 (axis=())
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_every_reduction_matches_numpy_for_every_dtype(dtype, rng):
+    """Values and dtypes over int, tuple, negative and empty axes, with and without keepdims
+    (NumPy's argmax takes one axis; ptp refuses booleans, as NumPy's does)."""
+    value = _random_values(rng, dtype, (3, 4, 2))
+    x = pt.tensor(dtype=dtype, shape=(None, None, None))
+    outputs, expected = [], []
+    for name, (build, reference) in REDUCTIONS.items():
+        for axis in AXES:
+            if name.startswith("arg") and not (axis is None or isinstance(axis, int)):
+                continue
+            if name == "ptp" and dtype == "bool":
+                continue
+            for keepdims in (False, True):
+                outputs.append(build(x, axis=axis, keepdims=keepdims))
+                expected.append(reference(value, axis=axis, keepdims=keepdims))
+    tol = 2e-2 if dtype in ("float16", "complex64", "float32") else 1e-7
+    for out, got, want in zip(outputs, _run([x], outputs, value), expected):
+        want = np.asarray(want)
+        assert out.type.dtype == want.dtype.name == got.dtype.name, out
+        assert got.shape == want.shape, out
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float32"])
 def test_reduction_dtype_argument(dtype, rng):
     x = pt.tensor(dtype=dtype, shape=(None,))
@@ -64,6 +120,18 @@ def test_reduction_of_empty_has_identity(name, expected):
     x = pt.matrix("x")
     out = getattr(pt, name)(x)
     assert _run([x], out, np.zeros((0, 3))) == expected
+
+
+def test_statistics_of_empty_are_nan_like_numpy():
+    x = pt.matrix("x")
+    value = np.zeros((0, 3))
+    outputs = [pt.mean(x), pt.var(x, axis=0), pt.std(x, axis=0, keepdims=True), pt.sum(x, 0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = _run([x], outputs, value)
+        expected = [np.mean(value), np.var(value, 0), np.std(value, 0, keepdims=True)]
+    for g, e in zip(got, [*expected, np.zeros(3)]):
+        np.testing.assert_array_equal(g, e)
 
 
 @pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin", "ptp"])

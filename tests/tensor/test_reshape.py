@@ -7,6 +7,7 @@ import pytest
 
 import arignote
 import arignote.tensor as pt
+from arignote.testing import InferShapeTester
 
 
 def test_reshape_static_checks():
@@ -45,3 +46,28 @@ def test_flatten_and_ravel(rng):
     np.testing.assert_array_equal(got[2], value.ravel())
     with pytest.raises(ValueError, match="flatten"):
         pt.flatten(x, 4)
+
+
+def _shape_cases():
+    x, s = pt.tensor3("x"), pt.lvector("s")
+    flat = x.flatten()
+    return [
+        ([x], [pt.reshape(x, (-1,))], "minus-one-vector"),
+        ([x], [pt.reshape(x, [x.shape[0] * x.shape[1] * x.shape[2]], ndim=1)], "computed-length"),
+        ([x], [pt.reshape(x, x.shape[::-1], ndim=3)], "reversed-shape-vector"),
+        ([x], [pt.reshape(flat, flat.shape, ndim=1)], "own-shape-vector"),
+        ([x], [pt.reshape(x, pt.stack([pt.prod(x.shape)]), ndim=1)], "stacked-vector"),
+        ([x, s], [pt.reshape(x, s, ndim=1)], "input-vector-1d"),
+        ([x, s], [pt.reshape(x, s, ndim=2)], "input-vector-2d"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_infer_shape_of_1d_targets_and_computed_shape_vectors(case):
+    """The shape graph never computes the reshape itself, whatever form the shape takes
+    (one entry; a vector computed from shapes; a vector given at run time)."""
+    inputs, outputs, _ = _shape_cases()[case]
+    values = [np.arange(24.0).reshape(2, 3, 4)]
+    if len(inputs) == 2:
+        values.append(np.array([24]) if outputs[0].type.ndim == 1 else np.array([-1, 6]))
+    InferShapeTester()._compile_and_check(inputs, outputs, values, pt.Reshape, warn=False)

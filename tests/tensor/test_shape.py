@@ -23,8 +23,10 @@ def test_squeeze_of_an_unknown_length_is_checked_at_run_time():
     x = pt.matrix("x")
     fn = arignote.function([x], pt.squeeze(x, axis=0))
     assert fn(np.ones((1, 3))).shape == (3,)
-    with pytest.raises(AssertionError, match="SpecifyShape"):
+    with pytest.raises(AssertionError, match="SpecifyShape: dimension 0 has length 2, expected 1"):
         fn(np.ones((2, 3)))
+    # without axis, a length 1 known only at run time stays (the result is still a matrix)
+    assert _run([x], pt.squeeze(x), np.ones((1, 3))).shape == (1, 3)
 
 
 def test_squeeze_of_a_known_length_other_than_one_raises():
@@ -71,3 +73,24 @@ def test_moveaxis_and_transpose_match_numpy(rng):
     ]
     for got, (_, expected) in zip(_run([x], [c for c, _ in cases], value), cases):
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("axis", [1.0, True, "a", (0, 1.5)])
+@pytest.mark.parametrize(
+    "build",
+    [pt.sum, pt.argmax, pt.cumsum, pt.transpose, pt.squeeze, pt.flip, pt.take_along_axis],
+    ids=lambda f: f.__name__,
+)
+def test_axes_must_be_integers_like_numpy(build, axis):
+    x = pt.matrix()
+    args = (x, pt.lmatrix()) if build is pt.take_along_axis else (x,)
+    if build is pt.transpose:
+        args, axis = (x,), (1, axis) if np.ndim(axis) == 0 else axis
+    with pytest.raises(TypeError, match="must be an integer"):
+        build(*args, axis)
+    assert pt.sum(x, axis=np.array(1)).type.ndim == 1  # 0-d integer arrays are fine
+
+
+def test_diff_order_must_be_an_integer():
+    with pytest.raises(TypeError, match="the order n must be an integer"):
+        pt.diff(pt.vector(), n=1.5)

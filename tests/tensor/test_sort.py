@@ -113,3 +113,10 @@ def test_UniqueCount_props_and_value():
     x = pt.matrix("x")
     value = np.array([[1.0, 2.0], [1.0, 2.0], [0.0, 2.0]])
     assert _run([x], op(x), value) == 2
+
+
+def test_unique_accepts_sorted_false(rng):
+    x = pt.vector("x")
+    value = rng.integers(0, 5, size=9).astype("float64")
+    got = arignote.function([x], pt.unique(x, sorted=False))(value)
+    np.testing.assert_array_equal(got, np.unique(value, sorted=False))

@@ -114,3 +114,46 @@ def test_fetch_seed(monkeypatch):
     assert fetch_seed() == 11
     with pytest.raises(ValueError, match="integer"):
         fetch_seed("abc")
+
+
+class SquareWithBadGrad(Op):
+    """x ** 2 whose gradient is NaN, or off by 0.1 % plus a bump on element 0."""
+
+    __props__ = ("bad",)
+
+    def __init__(self, bad):
+        self.bad = bad
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = inputs[0] ** 2
+
+    def grad(self, inputs, output_grads):
+        (x,), (gz,) = inputs, output_grads
+        if self.bad == "nan":
+            return [gz * 2 * x * np.nan]
+        bump = pt.as_tensor_variable(np.array([0.5, 0.0, 0.0]))
+        return [gz * (2 * x * 1.001 + bump)]
+
+
+def test_verify_grad_catches_a_nan_gradient(rng):
+    with pytest.raises(GradientError, match="nan"):
+        verify_grad(SquareWithBadGrad("nan"), [rng.normal(size=3)], rng=rng)
+
+
+def test_error_reports_the_largest_errors_over_all_elements(rng):
+    """The worst element (both tolerances exceeded most) is the bump at 0; the largest
+    absolute error is at the large element 2 (a small relative error of a large value)."""
+    point = np.array([1e-3, 1.0, 3000.0])
+    with pytest.raises(GradientError) as info:
+        verify_grad(SquareWithBadGrad("offset"), [point], rng=rng)
+    error = info.value
+    assert error.err_pos == (0,)
+    assert error.max_abs_err > 2.0 > error.abs_err
+    assert error.max_rel_err == pytest.approx(error.rel_err)
+    message = str(error)
+    assert f"max abs. error = {error.max_abs_err:.6g}" in message
+    assert f"abs. error = {error.abs_err:.6g}" in message

@@ -105,3 +105,15 @@ def test_break_op_contract(rng):
     tester.setup_method()
     tester._compile_and_check([x], [break_op(x) * 1.0], [rng.normal(size=(2, 3))], BreakRop)
     assert np.all(break_op(x).eval({x: np.ones((2, 3))}) == 1)
+
+
+class NanRop(DoubleRop):
+    __props__ = ()
+
+    def R_op(self, inputs, eval_points):
+        return [eval_points[0] * np.nan]
+
+
+def test_check_rop_lop_catches_a_nan_tangent(rng):
+    with pytest.raises(AssertionError, match="finite differences"):
+        check_rop_lop(NanRop(), [rng.normal(size=(2, 3))], rng=rng)

@@ -315,6 +315,8 @@ def eig(a: Any) -> tuple[Variable, Variable]:
     """Eigenvalues and unit right eigenvectors of square matrices (``numpy.linalg.eig``).
 
     Returns ``(w, v)``, complex, with ``a @ v[..., :, i] == w[..., i] * v[..., :, i]``.
+    Unlike NumPy, whose result is real when every eigenvalue happens to be real, the outputs
+    are always complex: their dtype must be known before the values are.
     """
     w, v = Eig()(as_matrices(a, "eig", square=True))
     return w, v

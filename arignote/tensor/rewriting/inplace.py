@@ -79,8 +79,11 @@ def elemwise_inplace_candidate(fgraph: Any, node: Apply) -> list[Variable] | Non
     op = node.op
     if not isinstance(op, Elemwise) or op.inplace_pattern:
         return None
+    # Earlier rewrites may have given the inputs more precise static shapes than the node's
+    # outputs still have; the in-place node is made from the inputs, so compare with those.
+    current = op.make_node(*node.inputs).outputs
     pattern: dict[int, int] = {}
-    for o, out in enumerate(node.outputs):
+    for o, out in enumerate(current):
         for i, inp in enumerate(node.inputs):
             if i in pattern.values() or inp.type != out.type:
                 continue

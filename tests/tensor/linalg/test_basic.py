@@ -7,6 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
+import scipy.linalg
 
 import arignote
 import arignote.tensor as pt
@@ -20,7 +21,7 @@ from arignote.tensor.linalg.basic import (
     symmetric_from_triangle,
     trace,
 )
-from arignote.testing import InferShapeTester
+from arignote.testing import InferShapeTester, verify_grad
 
 PUBLIC_LINALG = [
     "block_diag",
@@ -140,3 +141,114 @@ def test_DiagonalBlocks_is_the_adjoint_of_BlockDiagonal(rng):
         arignote.function([m, b1, b2], pt.linalg.DiagonalBlocks(2)(m, b1, b2))(
             rng.normal(size=(6, 4)), *blocks
         )
+
+
+# -- several random well-conditioned stacks of matrices -------------------------------------------
+# The op database tries one matrix per sample; here each function sees several seeds, on a
+# batch of matrices (every function of the namespace works on stacks, as numpy.linalg does).
+
+
+def _general(rng, batch, n):
+    return rng.normal(size=(*batch, n, n)) + n * np.eye(n)
+
+
+def _spd(rng, batch, n):
+    a = rng.normal(size=(*batch, n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def _separated(rng, batch, n, m=None):
+    """An m x n matrix with singular values min(m, n) + 1, ..., 2 (well separated)."""
+    m = n if m is None else m
+    u, _ = np.linalg.qr(rng.normal(size=(*batch, m, m)))
+    v, _ = np.linalg.qr(rng.normal(size=(*batch, n, n)))
+    s = np.zeros((*batch, m, n))
+    k = min(m, n)
+    s[..., np.arange(k), np.arange(k)] = np.arange(k + 1.0, 1.0, -1)
+    return u @ s @ v
+
+
+def _symmetric(rng, batch, n):
+    q, _ = np.linalg.qr(rng.normal(size=(*batch, n, n)))
+    return q @ (np.arange(1.0, n + 1)[:, None] * np.swapaxes(q, -1, -2))
+
+
+la = pt.linalg
+# name: (arignote function, NumPy/SciPy reference, inputs from (rng, batch))
+SEVERAL_SEEDS = {
+    "inv": (la.inv, np.linalg.inv, lambda r, b: [_general(r, b, 3)]),
+    "det": (la.det, np.linalg.det, lambda r, b: [_general(r, b, 3)]),
+    "slogdet": (
+        lambda a: la.slogdet(a)[1],
+        lambda a: np.linalg.slogdet(a)[1],
+        lambda r, b: [_general(r, b, 3)],
+    ),
+    "solve": (
+        la.solve,
+        np.linalg.solve,
+        lambda r, b: [_general(r, b, 3), r.normal(size=(*b, 3, 2))],
+    ),
+    "solve_triangular": (
+        lambda a, y: la.solve_triangular(a, y, lower=True),
+        lambda a, y: scipy.linalg.solve_triangular(a, y, lower=True),
+        lambda r, b: [np.tril(_general(r, b, 3)), r.normal(size=(*b, 3, 2))],
+    ),
+    "cholesky": (la.cholesky, np.linalg.cholesky, lambda r, b: [_spd(r, b, 3)]),
+    "cho_solve": (
+        lambda c, y: la.cho_solve((c, True), y),
+        lambda c, y: scipy.linalg.cho_solve((c, True), y),
+        lambda r, b: [np.linalg.cholesky(_spd(r, b, 3)), r.normal(size=(*b, 3, 2))],
+    ),
+    "eigvalsh": (la.eigvalsh, np.linalg.eigvalsh, lambda r, b: [_symmetric(r, b, 3)]),
+    # eigenvectors and singular vectors up to their sign
+    "eigh": (
+        lambda a: la.eigh(a)[1] ** 2,
+        lambda a: np.linalg.eigh(a)[1] ** 2,
+        lambda r, b: [_symmetric(r, b, 3)],
+    ),
+    "svd": (
+        lambda a: la.svd(a, full_matrices=False)[0] ** 2,
+        lambda a: np.linalg.svd(a, full_matrices=False)[0] ** 2,
+        lambda r, b: [_separated(r, b, 3, 5)],
+    ),
+    "svd[values]": (
+        lambda a: la.svd(a, compute_uv=False),
+        lambda a: np.linalg.svd(a, compute_uv=False),
+        lambda r, b: [_separated(r, b, 3, 5)],
+    ),
+    "qr": (
+        lambda a: la.qr(a)[0] ** 2,
+        lambda a: np.linalg.qr(a)[0] ** 2,
+        lambda r, b: [_separated(r, b, 3, 4)],
+    ),
+    "pinv": (la.pinv, np.linalg.pinv, lambda r, b: [_separated(r, b, 3, 5)]),
+    "norm[2]": (
+        lambda a: la.norm(a, 2, axis=(-2, -1)),
+        lambda a: np.linalg.norm(a, 2, axis=(-2, -1)),
+        lambda r, b: [_separated(r, b, 3, 4)],
+    ),
+    "norm[nuc]": (
+        lambda a: la.norm(a, "nuc", axis=(-2, -1)),
+        lambda a: np.linalg.norm(a, "nuc", axis=(-2, -1)),
+        lambda r, b: [_separated(r, b, 3, 4)],
+    ),
+    "matrix_power": (
+        lambda a: la.matrix_power(a, -2),
+        lambda a: np.linalg.matrix_power(a, -2),
+        lambda r, b: [_general(r, b, 3) / 3],
+    ),
+    "expm": (la.expm, scipy.linalg.expm, lambda r, b: [r.normal(size=(*b, 3, 3)) / 2]),
+}
+
+
+@pytest.mark.parametrize("name", list(SEVERAL_SEEDS))
+def test_values_and_gradients_on_several_batched_matrices(name):
+    build, reference, make = SEVERAL_SEEDS[name]
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        values = make(rng, (2,))
+        symbols = [pt.tensor(dtype="float64", shape=(None,) * v.ndim) for v in values]
+        got = arignote.function(symbols, build(*symbols))(*values)
+        np.testing.assert_allclose(got, reference(*values), rtol=1e-7, atol=1e-10)
+        if seed < 2:
+            verify_grad(build, values, rng=rng)

@@ -7,8 +7,11 @@ import pytest
 
 import arignote
 import arignote.tensor as pt
+from arignote.graph.destroyhandler import DestroyHandler
 from arignote.graph.features import InconsistencyError
+from arignote.graph.fg import FunctionGraph
 from arignote.tensor.elemwise import Elemwise
+from arignote.tensor.rewriting.inplace import elemwise_inplace_candidate
 from tests.tensor.rewriting.utils import rewrite
 
 x, y = pt.dvectors("x y")
@@ -149,3 +152,18 @@ def test_a_failing_inplace_candidate_leaves_no_unvalidated_change(monkeypatch):
     got = fn(value)
     np.testing.assert_allclose(got[0], np.exp(np.exp(value)) * 3)
     np.testing.assert_allclose(got[1], value)
+
+
+def test_candidate_follows_inputs_refined_by_earlier_rewrites():
+    """A rewrite gave the divisor a static shape (1, 4) while the division's output still says
+    (1, ?): only the input of the output's current type, the divisor, can be overwritten (the
+    (1, ?) numerator used to make the in-place node raise a TypeError)."""
+    a = pt.tensor(dtype="float64", shape=(1, None), name="a")
+    b = pt.tensor(dtype="float64", shape=(1, None), name="b")
+    c = pt.tensor(dtype="float64", shape=(1, 4), name="c")
+    fgraph = FunctionGraph([a, b, c], [pt.exp(a) / pt.exp(b)], features=[DestroyHandler()])
+    division = fgraph.outputs[0].owner
+    fgraph.replace(division.inputs[1], pt.exp(fgraph.inputs[2]), reason="test")
+    (new,) = elemwise_inplace_candidate(fgraph, fgraph.outputs[0].owner)
+    assert new.owner.op.inplace_pattern == {0: 1}
+    assert new.type.shape == (1, 4)
