@@ -22,7 +22,6 @@ from typing import Any
 
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.features import AlreadyThere, Feature, InconsistencyError
-from arignote.graph.traversal import io_toposort
 
 __all__ = ["DestroyHandler", "can_destroy", "view_root"]
 
@@ -109,18 +108,7 @@ class DestroyHandler(Feature):
             return {}
         return self._orderings_or_raise()
 
-    def _families(self) -> dict[Variable, list[Variable]]:
-        """Root -> every variable sharing its memory through views (root first)."""
-        families: dict[Variable, list[Variable]] = {}
-        for var in self.fgraph.variables:
-            root = view_root(var)
-            families.setdefault(root, [root])
-            if var is not root:
-                families[root].append(var)
-        return families
-
     def _orderings_or_raise(self) -> dict:
-        families = self._families()
         destroyer_of: dict[Variable, Apply] = {}
         orderings: dict = {}
         for node in sorted(self.destroyers, key=id):
@@ -128,17 +116,46 @@ class DestroyHandler(Feature):
                 root = view_root(var)
                 self._check_root(node, var, root, destroyer_of)
                 destroyer_of[root] = node
-                readers = self._readers(families[root], node)
+                readers = self._readers(_family_of(self.fgraph, root), node)
                 if readers:
                     orderings.setdefault(node, []).extend(readers)
-        try:
-            io_toposort(self.fgraph.inputs, self.fgraph.outputs, orderings)
-        except ValueError as err:
-            raise InconsistencyError(
-                "An in-place operation overwrites a value that is still needed after it runs "
-                f"({err})"
-            ) from err
+        if orderings:
+            self._check_acyclic(orderings)
         return orderings
+
+    def _check_acyclic(self, orderings: dict) -> None:
+        """Raise if "readers before destroyers" contradicts the data dependencies.
+
+        The data graph has no cycle, so a cycle goes through some destroyer (the target of
+        every ordering edge): a depth-first search from the destroyers, along data edges and
+        ordering edges, finds any. It visits what depends on a destroyer, not the whole
+        graph, so validating a replacement stays cheap where in-place ops are few.
+        """
+        before: dict[Apply, list[Apply]] = {}  # reader -> destroyers it must precede
+        for destroyer, readers in orderings.items():
+            for reader in readers:
+                before.setdefault(reader, []).append(destroyer)
+        clients = self.fgraph.clients
+        state: dict[Apply, int] = {}  # 1: on the current path, 2: done
+        for start in orderings:
+            if start in state:
+                continue
+            state[start] = 1
+            stack = [(start, iter(_successors(start, clients, before)))]
+            while stack:
+                node, successors = stack[-1]
+                child = next(successors, None)
+                if child is None:
+                    state[node] = 2
+                    stack.pop()
+                elif state.get(child) == 1:
+                    raise InconsistencyError(
+                        "An in-place operation overwrites a value that is still needed after "
+                        f"it runs ({child} must run both before and after {node})"
+                    )
+                elif child not in state:
+                    state[child] = 1
+                    stack.append((child, iter(_successors(child, clients, before))))
 
     def _check_root(self, node: Apply, var: Variable, root: Variable, destroyer_of: dict) -> None:
         why = self.why_protected(root)
@@ -151,7 +168,7 @@ class DestroyHandler(Feature):
             )
 
     def _readers(self, family: list[Variable], destroyer: Apply) -> list[Apply]:
-        readers = []
+        readers: dict[Apply, None] = {}  # ordered, and cheap to test (many readers)
         for member in family:
             for client, i in self.fgraph.clients.get(member, ()):
                 if client == "output":
@@ -164,9 +181,8 @@ class DestroyHandler(Feature):
                             f"{destroyer} reads {member} (input {i}) while overwriting it"
                         )
                     continue
-                if client not in readers:
-                    readers.append(client)
-        return readers
+                readers[client] = None
+        return list(readers)
 
 
 def can_destroy(fgraph: Any, node: Apply, index: int, max_visits: int = 500) -> bool:
@@ -174,16 +190,19 @@ def can_destroy(fgraph: Any, node: Apply, index: int, max_visits: int = 500) -> 
 
     True when the memory is not protected, nothing else destroys it, it is not a graph output,
     ``node`` does not read it through another input, and every other reader can run before
-    ``node`` (none of them depends on ``node``; the search gives up, saying no, after
-    ``max_visits`` nodes). In-place rewriters use this to choose candidates cheaply; the
-    ``DestroyHandler`` still validates the result.
+    ``node`` (none of them depends on ``node``). Both searches give up, saying no, after
+    ``max_visits`` uses or nodes: an in-place pass asks this of every node, and a value read
+    thousands of times would otherwise make the pass quadratic. In-place rewriters use this to
+    choose candidates cheaply; the ``DestroyHandler`` still validates the result.
     """
     handler = getattr(fgraph, "destroy_handler", None)
     var = node.inputs[index]
     root = view_root(var)
     if handler is None or handler.why_protected(root) is not None:
         return False
-    family = _family_of(fgraph, root)
+    family = _family_of(fgraph, root, max_visits)
+    if family is None:
+        return False
     if any(i != index and view_root(inp) is root for i, inp in enumerate(node.inputs)):
         return False
     readers = set()
@@ -196,13 +215,26 @@ def can_destroy(fgraph: Any, node: Apply, index: int, max_visits: int = 500) -> 
     return not readers or not _reaches(fgraph, node, readers, max_visits)
 
 
-def _family_of(fgraph: Any, root: Variable) -> list[Variable]:
-    """``root`` and the variables viewing it, found by walking clients through views."""
+def _successors(node: Apply, clients: dict, before: dict) -> list:
+    """The nodes that must run after ``node``: users of its outputs, and the destroyers that
+    ``node`` reads the victim of."""
+    after = [c for out in node.outputs for c, _ in clients.get(out, ()) if c != "output"]
+    return after + before.get(node, [])
+
+
+def _family_of(fgraph: Any, root: Variable, max_uses: int | None = None) -> list[Variable] | None:
+    """``root`` and the variables viewing it, found by walking clients through views (None
+    when they have more than ``max_uses`` uses in all)."""
     family, stack = [], [root]
+    uses = 0
     while stack:
         var = stack.pop()
         family.append(var)
-        for client, i in fgraph.clients.get(var, ()):
+        clients = fgraph.clients.get(var, ())
+        uses += len(clients)
+        if max_uses is not None and uses > max_uses:
+            return None
+        for client, i in clients:
             if client == "output":
                 continue
             for out_index, inputs in getattr(client.op, "view_map", {}).items():

@@ -185,11 +185,13 @@ def _copy_graph(inputs: list[Variable], outputs: list[Variable]) -> tuple[list, 
         else:
             results = _reapply(node, args)
         memo.update(zip(node.outputs, results))
-    new_outputs = []
+    new_outputs: list[Variable] = []
     for out in outputs:
         new = _checked_input(memo, out, None)
-        # An output that is an input or a constant is copied, so it never aliases an input.
-        new_outputs.append(new if new.owner is not None else identity(new))
+        # An output that is an input or a constant, or that repeats an earlier output, is
+        # copied: outputs never alias an input or each other.
+        fresh = new.owner is not None and all(new is not o for o in new_outputs)
+        new_outputs.append(new if fresh else identity(new))
     return new_inputs, new_outputs
 
 
@@ -240,8 +242,20 @@ def _constant_ref(var: Variable) -> tuple:
 
 
 #: Scalar ops written as Python operators in the "scalar" variant (NumPy scalars implement them
-#: with the ufuncs' types and results, minus the call overhead).
+#: with the ufuncs' types and results, minus the call overhead). Only for floating-point and
+#: complex operands: NumPy's integer scalar operators warn (or raise, under
+#: ``np.errstate(over="raise")``) where they wrap around, which the ufuncs on arrays never do.
 _OPERATORS = {Add: "+", Sub: "-", Mul: "*", TrueDiv: "/", Neg: "-"}
+
+
+def _operator_of(node: Apply) -> str | None:
+    """The Python operator computing ``node`` in the "scalar" variant, if it may be used."""
+    operator = _OPERATORS.get(type(node.op))
+    if operator is None:
+        return None
+    if not all(np.dtype(i.type.dtype).kind in "fc" for i in node.inputs):
+        return None
+    return operator
 
 
 def _is_plain_ufunc(op: ScalarOp) -> bool:
@@ -309,7 +323,7 @@ class _Emitter:
         if full:
             self.full.update(outs)
         reuse = self.buffered and full and len(outs) == 1 and _writes_own_dtype(node)
-        operator = _OPERATORS.get(type(node.op)) if self.scalar else None
+        operator = _operator_of(node) if self.scalar else None
         if operator is not None:
             expression = f"{operator}{args[0]}" if len(args) == 1 else f" {operator} ".join(args)
             self.lines.append(f"{outs[0]} = {expression}")

@@ -429,7 +429,10 @@ def tensor(*args: Any, dtype: Any = None, shape: Sequence | None = None, name: s
     Accepts ``tensor(name, dtype=..., shape=...)`` and the positional form
     ``tensor(dtype, shape, name)``.
     """
-    if args and isinstance(args[0], str) and _is_dtype(args[0]) and (len(args) > 1 or shape):
+    # a leading dtype string ("float32", "i8") is read as the dtype, unless dtype= is given:
+    # then it is the name (tensor("i8", dtype="int8") is an int8 tensor named i8)
+    positional_dtype = dtype is None and args and isinstance(args[0], str) and _is_dtype(args[0])
+    if positional_dtype and (len(args) > 1 or shape):
         dtype, args = args[0], args[1:]
         if args:
             shape, args = args[0], args[1:]

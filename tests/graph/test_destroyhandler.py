@@ -149,3 +149,53 @@ def test_destroyer_reading_its_victim_twice_is_invalid():
     e = exp(x)
     with pytest.raises(InconsistencyError, match="while overwriting it"):
         graph([TwoInputInplace()(e, e)]).validate()
+
+
+def test_can_destroy_gives_up_on_values_with_many_uses():
+    """An in-place pass asks this of every reader: a value read thousands of times (through
+    views too) is left alone rather than scanned once per reader, which was quadratic."""
+    (x,) = variables("x")
+    e = exp(x)
+    readers = [neg(view(e)) for _ in range(5)]
+    first = neg(e)
+    fg = graph([first, *readers])
+    assert can_destroy(fg, first.owner, 0)  # 6 uses of e's memory (5 through views)
+    assert can_destroy(fg, first.owner, 0, max_visits=11)
+    assert not can_destroy(fg, first.owner, 0, max_visits=10)
+
+
+class _OverwriteFirst(ToyInplace):
+    """``a + b`` written into ``a``'s memory."""
+
+    def make_node(self, a, b):
+        return Apply(self, [a, b], [a.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = inputs[0] + inputs[1]
+
+
+def test_cycles_through_two_destroyers_are_refused():
+    """Each op overwrites what the other reads: no order runs both readers first."""
+    (x,) = variables("x")
+    a, b = exp(x), neg(x)
+    overwrite = _OverwriteFirst()
+    with pytest.raises(InconsistencyError, match="still needed"):
+        graph([add(overwrite(a, b), overwrite(b, a))]).validate()
+
+
+def test_validation_looks_only_downstream_of_destroyers(monkeypatch):
+    """Validating a replacement must not cost a walk over the whole graph: only what
+    depends on an in-place op can close a cycle."""
+    import arignote.graph.destroyhandler as dh
+
+    (x,) = variables("x")
+    e = exp(x)
+    chain = x
+    for _ in range(200):
+        chain = neg(chain)
+    fg = graph([add(inplace_incr(e), neg(e)), chain])
+    visited = []
+    original = dh._successors
+    monkeypatch.setattr(dh, "_successors", lambda n, c, b: visited.append(n) or original(n, c, b))
+    assert fg.validate()
+    assert 0 < len(visited) < 10

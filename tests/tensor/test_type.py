@@ -121,4 +121,7 @@ def test_constructors_use_floatx_and_prefixes():
     assert len(pt.vectors(3)) == 3
     assert pt.tensor("float32", shape=(2, None)).type == TensorType("float32", (2, None))
     assert pt.tensor(dtype="int8", shape=(None,), name="k").name == "k"
+    # a name that spells a NumPy dtype ("i8" is int64) does not override dtype=
+    named = pt.tensor("i8", dtype="int8", shape=(None,))
+    assert named.type.dtype == "int8" and named.name == "i8"
     assert pt.matrix("m", dtype="int32").type.dtype == "int32"

@@ -271,6 +271,40 @@ def apply_node_rewriter(fgraph: FunctionGraph, rewriter: NodeRewriter, node: App
     return True
 
 
+class _PendingNodes:
+    """A first-in first-out queue of nodes to visit, in which a node waits at most once.
+
+    A node whose inputs change many times before its turn comes (a sum of thousands of terms,
+    each rewritten) is visited once, with all the changes, rather than once per change: that
+    made the fixed-point loop quadratic on wide nodes.
+    """
+
+    def __init__(self, nodes: Iterable[Apply] = ()) -> None:
+        self._queue: deque = deque()
+        self._waiting: set = set()
+        for node in nodes:
+            self.append(node)
+
+    def append(self, node: Apply) -> None:
+        if node not in self._waiting:
+            self._waiting.add(node)
+            self._queue.append(node)
+
+    def popleft(self) -> Apply:
+        node = self._queue.popleft()
+        self._waiting.discard(node)
+        return node
+
+    def __bool__(self) -> bool:
+        return bool(self._queue)
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def __iter__(self):
+        return iter(self._queue)
+
+
 class _NodeQueue(Feature):
     """Follows graph changes on behalf of a walker: new nodes and rewired clients are revisited.
 
@@ -279,7 +313,7 @@ class _NodeQueue(Feature):
     the inner ``exp`` appears).
     """
 
-    def __init__(self, queue: deque, revisit_clients: bool) -> None:
+    def __init__(self, queue: _PendingNodes, revisit_clients: bool) -> None:
         self.queue = queue
         self.revisit_clients = revisit_clients
 
@@ -327,7 +361,7 @@ class WalkingGraphRewriter(GraphRewriter):
         order = fgraph.toposort()
         if self.order == "out_to_in":
             order.reverse()
-        queue: deque = deque(order)
+        queue = _PendingNodes(order)
         follower = None if self.ignore_newtrees else _NodeQueue(queue, revisit_clients=False)
         if follower is not None:
             fgraph.attach_feature(follower)
@@ -432,7 +466,7 @@ class EquilibriumGraphRewriter(GraphRewriter):
         max_uses = max(100, int(self.max_use_ratio * max(len(fgraph.apply_nodes), 1)))
         changed_any = False
         for pass_ in range(self.max_passes):
-            touched: deque = deque()
+            touched = _PendingNodes()
             changed = self._run_graph_rewriters(fgraph, touched)
             if pass_ and not changed:
                 return changed_any  # the node rewriters were at their fixed point already
@@ -449,7 +483,7 @@ class EquilibriumGraphRewriter(GraphRewriter):
         )
         return changed_any
 
-    def _run_graph_rewriters(self, fgraph: FunctionGraph, touched: deque) -> bool:
+    def _run_graph_rewriters(self, fgraph: FunctionGraph, touched: _PendingNodes) -> bool:
         """Run the graph rewriters, collecting in ``touched`` the nodes their changes reach."""
         if not self.graph_rewriters:
             return False
@@ -467,7 +501,7 @@ class EquilibriumGraphRewriter(GraphRewriter):
         return changed
 
     def _run_node_rewriters(self, fgraph: FunctionGraph, max_uses: int, seed: Any) -> bool:
-        queue: deque = deque(seed)
+        queue = _PendingNodes(seed)
         follower = _NodeQueue(queue, revisit_clients=True)
         fgraph.attach_feature(follower)
         changed = False

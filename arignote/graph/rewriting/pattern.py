@@ -244,7 +244,12 @@ class PatternNodeRewriter(NodeRewriter):
     """Replaces what matches ``in_pattern`` by ``out_pattern`` (see the module docstring).
 
     ``constraint(**bindings)`` may veto a match. With ``allow_cast`` a replacement of another
-    dtype is cast to the replaced variable's dtype; without it, such a match is skipped.
+    dtype is cast to the replaced variable's dtype; without it, such a match is skipped. With
+    ``same_dtype`` the rule fires only when every bound variable has the dtype of the variable
+    it replaces: an identity of real numbers (``x + -y == x - y``) also holds in a fixed-width
+    integer ring, but not once a narrower operand wraps around first (``-y`` for a uint8 ``y``
+    added to a float), nor where the replacement computes in another precision than the
+    original did (``log1p`` of a bool is float16, ``log(1 + b)`` float64).
     """
 
     def __init__(
@@ -254,6 +259,7 @@ class PatternNodeRewriter(NodeRewriter):
         name: str | None = None,
         allow_cast: bool = True,
         constraint: Callable[..., bool] | None = None,
+        same_dtype: bool = False,
     ) -> None:
         if not isinstance(in_pattern, tuple) or not in_pattern:
             raise TypeError(f"A pattern must be a tuple (op, *sub_patterns), got {in_pattern!r}")
@@ -264,6 +270,7 @@ class PatternNodeRewriter(NodeRewriter):
         self.out_pattern = out_pattern
         self.allow_cast = allow_cast
         self.constraint = constraint
+        self.same_dtype = same_dtype
         self.name = name or f"{describe(in_pattern)} -> {describe(out_pattern)}"
         self._child_ops = _child_ops(in_pattern)
         self._arity = len(in_pattern) - 1
@@ -287,6 +294,8 @@ class PatternNodeRewriter(NodeRewriter):
         bindings = match(self.in_pattern, old)
         if bindings is None:
             return None
+        if self.same_dtype and not _one_dtype(old, bindings.values()):
+            return None
         if self.constraint is not None and not self.constraint(**bindings):
             return None
         new = build(self.out_pattern, bindings)
@@ -300,6 +309,13 @@ class PatternNodeRewriter(NodeRewriter):
 
     def __repr__(self) -> str:
         return f"PatternNodeRewriter({self.name})"
+
+
+def _one_dtype(old: Variable, bound: Iterable[Variable]) -> bool:
+    """Whether every variable of ``bound`` has the dtype of ``old`` (types without a dtype
+    are not compared)."""
+    dtype = getattr(old.type, "dtype", None)
+    return all(getattr(v.type, "dtype", dtype) == dtype for v in bound)
 
 
 class PatternMatcher(NodeRewriter):
@@ -340,7 +356,9 @@ class PatternMatcher(NodeRewriter):
         return None
 
 
-def _rule_from_entry(entry: Any, prefix: str, allow_cast: bool) -> PatternNodeRewriter:
+def _rule_from_entry(
+    entry: Any, prefix: str, allow_cast: bool, same_dtype: bool
+) -> PatternNodeRewriter:
     if isinstance(entry, PatternNodeRewriter):
         return entry
     if not isinstance(entry, tuple) or len(entry) not in (2, 3):
@@ -350,6 +368,7 @@ def _rule_from_entry(entry: Any, prefix: str, allow_cast: bool) -> PatternNodeRe
     in_pattern, out_pattern = entry[0], entry[1]
     options = dict(entry[2]) if len(entry) == 3 else {}
     options.setdefault("allow_cast", allow_cast)
+    options.setdefault("same_dtype", same_dtype)
     name = options.pop("name", None) or f"{prefix}:{describe(in_pattern)}"
     return PatternNodeRewriter(in_pattern, out_pattern, name=name, **options)
 
@@ -359,11 +378,13 @@ def register_patterns(
     table: Sequence[Any],
     db: RewriteDatabase | None = None,
     allow_cast: bool = True,
+    same_dtype: bool = False,
 ) -> PatternMatcher:
     """Register each rule of ``table`` under a stable generated name, with ``tags``.
 
     An entry is ``(pattern, replacement)`` or ``(pattern, replacement, options)``, options being
-    keywords of :class:`PatternNodeRewriter` (``constraint``, ``allow_cast``, ``name``). Rules
+    keywords of :class:`PatternNodeRewriter` (``constraint``, ``allow_cast``, ``same_dtype``,
+    ``name``); ``allow_cast`` and ``same_dtype`` given here are every rule's default. Rules
     are named ``<first tag>:<pattern>`` (``canonicalize:neg(neg(x))``), so that they can be
     excluded by name and recognized in traces. Returns the table as one matcher.
     """
@@ -371,7 +392,7 @@ def register_patterns(
     db = rewrites if db is None else db
     rules = []
     for entry in table:
-        rule = _rule_from_entry(entry, tags[0], allow_cast)
+        rule = _rule_from_entry(entry, tags[0], allow_cast, same_dtype)
         base, suffix = rule.name, 2
         while rule.name in db:
             rule.name = f"{base}#{suffix}"

@@ -8,19 +8,36 @@ from arignote.graph.features import Feature
 
 
 class RewriteTrace(Feature):
-    """Records ``(rewrite name, old variable, new variable)`` for every replacement made."""
+    """Records ``(rewrite name, old variable, new variable)`` for every replacement made.
+
+    A replacement that is undone (a feature vetoed it and ``History`` reverted it) is dropped
+    from the record: the trace lists what the graph went through, not what was attempted.
+    """
 
     def __init__(self) -> None:
         self.events: list[tuple[str, Any, Any]] = []
         self._seen: set = set()
 
     def on_change_input(self, fgraph, node, i, var, new_var, reason=None):
-        if reason is None or reason == "revert":
+        if reason is None:
+            return
+        if reason == "revert":
+            self._forget(undone=var, restored=new_var)
             return
         key = (str(reason), id(var), id(new_var))
         if key not in self._seen:
             self._seen.add(key)
             self.events.append((str(reason), var, new_var))
+
+    def _forget(self, undone: Any, restored: Any) -> None:
+        """Drop the latest event that replaced ``restored`` by ``undone`` (a revert replays
+        one callback per use of the variable; only the first finds the event)."""
+        for k in range(len(self.events) - 1, -1, -1):
+            name, old, new = self.events[k]
+            if old is restored and new is undone:
+                del self.events[k]
+                self._seen.discard((name, id(old), id(new)))
+                return
 
     @property
     def fired(self) -> list[str]:

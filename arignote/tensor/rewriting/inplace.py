@@ -36,24 +36,28 @@ class InplaceRewriter(GraphRewriter):
 
     def apply(self, fgraph: Any) -> bool:
         checkpoint = fgraph.checkpoint()
-        changed: list[tuple[Apply, list[Variable]]] = []
-        for node in fgraph.toposort():
-            if node not in fgraph.apply_nodes:
-                continue
-            new = self.candidate(fgraph, node)
-            if new is None:
-                continue
-            for old, replacement in zip(node.outputs, new):
-                fgraph.replace(old, replacement, reason=self)
-            changed.append((node, new))
-        if not changed:
-            return False
+        changed = False
         try:
-            fgraph.validate()
+            for node in fgraph.toposort():
+                if node not in fgraph.apply_nodes:
+                    continue
+                new = self.candidate(fgraph, node)
+                if new is None:
+                    continue
+                for old, replacement in zip(node.outputs, new):
+                    fgraph.replace(old, replacement, reason=self)
+                changed = True
+            if changed:
+                fgraph.validate()
         except InconsistencyError:
             fgraph.revert(checkpoint)
             return self._one_at_a_time(fgraph)
-        return True
+        except Exception:
+            # A failing candidate must not leave unvalidated in-place ops behind (outside
+            # tests the error is only warned about and compilation goes on).
+            fgraph.revert(checkpoint)
+            raise
+        return changed
 
     def _one_at_a_time(self, fgraph: Any) -> bool:
         changed = False

@@ -53,6 +53,22 @@ def _is_float(var: Variable) -> bool:
     return var.type.dtype.startswith(("float", "complex"))
 
 
+def _is_real(x: Variable, **_) -> bool:
+    """Not complex: ``log(exp(x)) == x`` only up to multiples of 2*pi*i, ``sqrt(x^2)`` is
+    ``+-x`` rather than ``|x|``, and ``x >= 0`` orders complex numbers lexicographically."""
+    return not x.type.dtype.startswith("complex")
+
+
+def _is_real_float(x: Variable, **_) -> bool:
+    """A real floating-point ``x`` (sigmoid, softplus and log1mexp are real functions)."""
+    return x.type.dtype.startswith("float")
+
+
+def _not_unsigned(x: Variable, **_) -> bool:
+    """Not an unsigned integer, whose negation wraps around (``|-x| == |x|`` fails)."""
+    return not x.type.dtype.startswith("uint")
+
+
 # -- canonicalization ----------------------------------------------------------------------------
 
 # Identities that also clean up after the other phases (stabilize/specialize create --x, x*1...).
@@ -78,15 +94,17 @@ CANONICALIZE_ALGEBRA = [
     ((sub, x, x), 0, {"constraint": _is_discrete}),  # x - x -> 0 for integers
     ((pow, x, 1), x),  # x ** 1 -> x
     ((pow, x, 0), 1),  # x ** 0 -> 1  (also for x = 0 and x = nan, as in NumPy)
-    ((log, (exp, x)), x),  # log(exp(x)) -> x
-    ((exp, (log, x)), (switch, (ge, x, 0), x, np.nan)),  # exp(log(x)) -> x where x >= 0
+    ((log, (exp, x)), x, {"constraint": _is_real}),  # log(exp(x)) -> x
+    ((exp, (log, x)), (switch, (ge, x, 0), x, np.nan), {"constraint": _is_real}),  # x if x >= 0
     ((mul, x, x), (sqr, x)),  # x * x -> x^2
-    ((sqrt, (sqr, x)), (abs, x)),  # sqrt(x^2) -> |x|
+    ((sqrt, (sqr, x)), (abs, x), {"constraint": _is_real}),  # sqrt(x^2) -> |x|
     ((sqr, (neg, x)), (sqr, x)),  # (-x)^2 -> x^2
-    ((abs, (neg, x)), (abs, x)),  # |-x| -> |x|
+    ((abs, (neg, x)), (abs, x), {"constraint": _not_unsigned}),  # |-x| -> |x|
     ((abs, (abs, x)), (abs, x)),  # ||x|| -> |x|
 ]
-register_patterns(("canonicalize", "algebra"), CANONICALIZE_ALGEBRA)
+# same_dtype: these identities hold for reals and in a fixed-width integer ring, not when an
+# operand of another dtype wraps around or computes in another precision first.
+register_patterns(("canonicalize", "algebra"), CANONICALIZE_ALGEBRA, same_dtype=True)
 
 # Wrong where x is 0, inf or nan (nan before, a number after): only on request.
 CANONICALIZE_UNSAFE = [
@@ -239,20 +257,24 @@ def local_switch_known_condition(fgraph, node):
 
 # -- stabilization -------------------------------------------------------------------------------
 
+REAL = {"constraint": _is_real_float}
+
 STABILIZE_LOGS_AND_EXPS = [
     ((log, (add, 1, x)), (log1p, x)),  # log(1 + x) -> log1p(x)
     ((log, (sub, 1, x)), (log1p, (neg, x))),  # log(1 - x) -> log1p(-x)
     ((sub, (exp, x), 1), (expm1, x)),  # exp(x) - 1 -> expm1(x)
     ((add, (exp, x), -1), (expm1, x)),  # exp(x) + -1 -> expm1(x)
-    ((log1p, (exp, x)), (softplus, x)),  # log(1 + exp(x)) -> softplus(x)
-    ((log1p, (expm1, x)), x),  # log(1 + (exp(x) - 1)) -> x
-    ((log, (sigmoid, x)), (neg, (softplus, (neg, x)))),  # log(sigmoid(x)) -> -softplus(-x)
-    ((sub, 1, (sigmoid, x)), (sigmoid, (neg, x))),  # 1 - sigmoid(x) -> sigmoid(-x)
-    ((log1p, (neg, (sigmoid, x))), (neg, (softplus, x))),  # log(1 - sigmoid(x)) -> -softplus(x)
-    ((log1p, (neg, (exp, x))), (log1mexp, x)),  # log(1 - exp(x)) -> log1mexp(x)
-    ((log, (neg, (expm1, x))), (log1mexp, x)),  # log(-(exp(x) - 1)) -> log1mexp(x)
+    ((log1p, (exp, x)), (softplus, x), REAL),  # log(1 + exp(x)) -> softplus(x)
+    ((log1p, (expm1, x)), x, REAL),  # log(1 + (exp(x) - 1)) -> x
+    ((log, (sigmoid, x)), (neg, (softplus, (neg, x))), REAL),  # log(sigmoid(x)) -> -softplus(-x)
+    ((sub, 1, (sigmoid, x)), (sigmoid, (neg, x)), REAL),  # 1 - sigmoid(x) -> sigmoid(-x)
+    ((log1p, (neg, (sigmoid, x))), (neg, (softplus, x)), REAL),  # log(1-sigmoid(x)) -> -sp(x)
+    ((log1p, (neg, (exp, x))), (log1mexp, x), REAL),  # log(1 - exp(x)) -> log1mexp(x)
+    ((log, (neg, (expm1, x))), (log1mexp, x), REAL),  # log(-(exp(x) - 1)) -> log1mexp(x)
 ]
-register_patterns("stabilize", STABILIZE_LOGS_AND_EXPS)
+# same_dtype: integers and bools compute these in another precision (log1p of a bool is
+# float16, log(1 + b) float64) and may wrap around when negated; floats are what needs them.
+register_patterns("stabilize", STABILIZE_LOGS_AND_EXPS, same_dtype=True)
 
 
 # -- specialization ------------------------------------------------------------------------------
@@ -270,13 +292,14 @@ SPECIALIZE_POWERS = [
     ((pow, x, -2), (reciprocal, (sqr, x)), {"constraint": _float_result}),  # x**-2 -> 1/x^2
     ((pow, x, -0.5), (reciprocal, (sqrt, x)), {"constraint": _float_result}),  # 1 / sqrt(x)
 ]
-register_patterns("specialize", SPECIALIZE_POWERS)
+register_patterns("specialize", SPECIALIZE_POWERS, same_dtype=True)  # int8 ** 0.5 is float64
 
 # NOTE: after "specialize", whose BLAS rewrites look for scaled products (2 * dot(a, b)).
 UNCANONICALIZE_CHEAPER = [
     ((mul, x, 2), (add, x, x)),  # x * 2 -> x + x  (an add is never slower than a multiply)
 ]
-register_patterns("uncanonicalize", UNCANONICALIZE_CHEAPER)
+# same_dtype: a bool doubled is 2, a bool added to itself True; int8 * 2.0 is a float
+register_patterns("uncanonicalize", UNCANONICALIZE_CHEAPER, same_dtype=True)
 
 
 def _power_by_squaring(base: Variable, exponent: int) -> Variable:

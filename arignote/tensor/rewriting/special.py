@@ -92,8 +92,16 @@ def local_softmax_from_exp(fgraph, node):
 @register_rewrite("stabilize", "reductions")
 @node_rewriter([log])
 def local_log_sum_exp(fgraph, node):
-    """log(sum(exp(x), axes)) -> logsumexp(x, axes): no overflow, no underflow to log(0)."""
+    """log(sum(exp(x), axes)) -> logsumexp(x, axes): no overflow, no underflow to log(0).
+
+    With ``keepdims=True`` the sum is under a dimshuffle restoring the axes; log acts
+    elementwise, so the dimshuffle moves outside: ``dimshuffle(logsumexp(x, axes))``.
+    """
     total = node.inputs[0].owner
+    restore = None
+    shuffled = total is not None and isinstance(total.op, DimShuffle)
+    if shuffled and single_client(fgraph, total.inputs[0]):
+        restore, total = total.op, total.inputs[0].owner
     if total is None or not isinstance(total.op, Sum):
         return None
     exps = total.inputs[0].owner
@@ -103,4 +111,5 @@ def local_log_sum_exp(fgraph, node):
     if not x.type.dtype.startswith("float"):
         return None
     axes = tuple(range(x.type.ndim)) if total.op.axis is None else total.op.axis
-    return _finish(node.outputs[0], LogSumExp(axes)(x))
+    new = LogSumExp(axes)(x)
+    return _finish(node.outputs[0], new if restore is None else restore(new))

@@ -340,3 +340,23 @@ def test_equilibrium_revisits_what_the_merge_touched():
     fg = fgraph_of(sub(exp(neg(neg(x))), exp(x)))
     EquilibriumGraphRewriter([MergeOptimizer(), local_neg_neg, sub_self]).rewrite(fg)
     assert fg.outputs[0].data == 0.0
+
+
+def test_equilibrium_visits_a_wide_node_once_for_many_input_changes():
+    """A node whose inputs are all rewritten waits in the queue once, not once per change
+    (which made the fixed-point loop quadratic in the width of a sum of thousands of terms)."""
+    from tests.graph.rewriting.toy import ToyOp
+
+    width = 40
+    wide = ToyOp("sum_all", width, lambda *a: sum(a))
+    xs = variables(" ".join(f"x{k}" for k in range(width)))
+    visits = []
+
+    @node_rewriter([wide])
+    def count_visits(fgraph, node):
+        visits.append(node)
+
+    fg = fgraph_of(wide(*[neg(neg(x)) for x in xs]))
+    EquilibriumGraphRewriter([local_neg_neg, count_visits]).rewrite(fg)
+    assert fg.outputs[0].owner.inputs == xs
+    assert len(visits) <= 2

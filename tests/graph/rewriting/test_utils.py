@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.rewriting.basic import in2out, node_rewriter
 from arignote.graph.rewriting.db import register_rewrite, rewrites
@@ -95,3 +97,23 @@ def test_trace_ignores_reverts_and_unnamed_changes():
     fg.replace(fg.outputs[0], exp(x))
     fg.replace(fg.outputs[0], neg(x), reason="revert")
     assert trace.events == []
+
+
+def test_trace_drops_replacements_that_were_undone():
+    from arignote.graph.destroyhandler import DestroyHandler
+    from arignote.graph.features import InconsistencyError, ReplaceValidate
+    from tests.graph.rewriting.toy import inplace_incr
+
+    (x,) = variables("x")
+    e = exp(x)
+    fg = FunctionGraph(outputs=[add(neg(e), e)], clone=False)
+    fg.attach_feature(ReplaceValidate())
+    fg.attach_feature(DestroyHandler())
+    trace = RewriteTrace()
+    fg.attach_feature(trace)
+    # overwriting e while the add still reads it: vetoed, then reverted
+    with pytest.raises(InconsistencyError):
+        fg.replace_validate(fg.outputs[0].owner.inputs[0], inplace_incr(e), reason="unsafe")
+    assert trace.fired == []
+    fg.replace_validate(fg.outputs[0].owner.inputs[0], exp(e), reason="kept")
+    assert trace.fired == ["kept"]

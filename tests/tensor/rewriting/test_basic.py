@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import arignote
 import arignote.tensor as pt
 from arignote.config import config
 from arignote.graph.basic import Apply, Constant, io_toposort
+from arignote.graph.fg import FunctionGraph
 from arignote.graph.op import Op
+from arignote.graph.rewriting.basic import in2out, node_rewriter
 from arignote.graph.rewriting.pattern import match, pattern_vars
 from arignote.tensor.rewriting.basic import broadcast_like
 from tests.tensor.rewriting.utils import rewrite
@@ -106,3 +109,15 @@ def test_seed_example_compiles_to_a_smaller_graph():
     after = len(fn.maker.fgraph.apply_nodes)
     assert after < before
     np.testing.assert_array_equal(fn([0, 1, 2]), [0.0, 2.0, 1026.0])
+
+
+def test_replacement_of_another_tensor_type_is_rejected_clearly():
+    @node_rewriter([pt.exp])
+    def to_float32(fgraph, node):
+        return [pt.cast(node.inputs[0], "float32")]
+
+    x = pt.dvector("x")
+    fg = FunctionGraph(outputs=[pt.exp(x) + 1], clone=False)
+    with pytest.raises(TypeError, match=r"to_float32 produced an incompatible .* got TensorType\("):
+        in2out(to_float32).rewrite(fg)
+    assert fg.outputs[0].owner.inputs[0].owner.op == pt.exp  # nothing was replaced

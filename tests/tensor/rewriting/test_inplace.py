@@ -131,6 +131,29 @@ def test_results_survive_later_calls_without_garbage_collection(rng):
         assert not np.shares_memory(first, second)
 
 
+def test_a_failing_inplace_candidate_leaves_no_unvalidated_change(monkeypatch):
+    """Outside tests a rewrite error is only warned about: the pass must undo what it did."""
+    import arignote.tensor.rewriting.inplace as inplace_module
+    from arignote.config import config
+    from arignote.graph.rewriting.basic import RewriteWarning
+    from arignote.graph.rewriting.db import rewrites
+
+    def candidate(fgraph, node):
+        if node.op == pt.mul:  # after exp(e) was made to overwrite e
+            raise RuntimeError("candidate failed")
+        return inplace_module.elemwise_inplace_candidate(fgraph, node)
+
+    monkeypatch.setattr(rewrites["inplace_elemwise"], "candidate", candidate)
+    e = pt.exp(x)
+    with config.change_flags(on_rewrite_error="warn"), pytest.warns(RewriteWarning):
+        fn = arignote.function([x], [pt.exp(e) * 3, pt.log(e)], mode=NO_FUSION)
+    assert not inplace_nodes(fn)
+    value = np.linspace(0.1, 1, 4)
+    got = fn(value)
+    np.testing.assert_allclose(got[0], np.exp(np.exp(value)) * 3)
+    np.testing.assert_allclose(got[1], value)
+
+
 def test_candidate_follows_inputs_refined_by_earlier_rewrites():
     """A rewrite gave the divisor a static shape (1, 4) while the division's output still says
     (1, ?): only the input of the output's current type, the divisor, can be overwritten (the

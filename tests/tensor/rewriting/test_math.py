@@ -248,3 +248,46 @@ def test_numeric_check_can_fail():
 def test_rewrite_trace_names_pattern_rules():
     _, fired = rewrite_traced(pt.log(1 + x), include=STABLE)
     assert "stabilize:log(add(1, x))" in fired
+
+
+# -- dtypes: identities of real numbers that fail once an operand wraps or changes precision ----
+
+u8 = pt.tensor("u8", dtype="uint8", shape=(None,))
+i8 = pt.tensor("i8", dtype="int8", shape=(None,))
+flags = pt.tensor("flags", dtype="bool", shape=(None,))
+f32 = pt.fvector("f32")
+zc = pt.zvector("zc")
+U8 = np.array([5, 1, 0], dtype="uint8")
+I8 = np.array([-128, 100, 3], dtype="int8")
+FLAGS = np.array([True, False, True])
+ZC = np.array([4j, -1 + 0j, 1 - 7j])
+
+MIXED_DTYPES = {
+    "add_neg_unsigned": ([f32, u8], lambda: f32 + -u8, [np.ones(3, "float32"), U8]),
+    "abs_neg_unsigned": ([u8], lambda: abs(-u8), [U8]),
+    "log_sigmoid_int8": ([i8], lambda: pt.log(pt.sigmoid(i8)), [I8]),
+    "log_sigmoid_unsigned": ([u8], lambda: pt.log(pt.sigmoid(u8)), [U8]),
+    "one_minus_sigmoid_int8": ([i8], lambda: 1 - pt.sigmoid(i8), [I8]),
+    "log1p_of_bool": ([flags], lambda: pt.log(1 + flags), [FLAGS]),
+    "log1p_neg_unsigned": ([u8], lambda: pt.log(1 - u8), [U8]),
+    "sqrt_of_int8": ([i8], lambda: i8**0.5, [np.array([3, 7, 2], "int8")]),
+    "double_bool": ([flags], lambda: flags * 2, [FLAGS]),
+    "double_int8_by_float": ([i8], lambda: i8 * pt.constant(np.float64(2.0)), [I8]),
+    "div_minus_one_int8": ([i8], lambda: i8 / -1, [I8]),
+    "log_exp_complex": ([zc], lambda: pt.log(pt.exp(zc)), [ZC]),
+    "exp_log_complex": ([zc], lambda: pt.exp(pt.log(zc)), [ZC]),
+    "sqrt_sqr_complex": ([zc], lambda: pt.sqrt(pt.sqr(zc)), [ZC]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MIXED_DTYPES))
+def test_rewrites_respect_dtypes(case):
+    """Where an operand wraps around (uint8 negation, int8 -(-128)), computes in another
+    precision (log1p of a bool is float16) or is complex, the identity must not fire."""
+    inputs, build, values = MIXED_DTYPES[case]
+    out = build()
+    with np.errstate(all="ignore"):
+        expected = arignote.function(inputs, out, mode=arignote.Mode(optimizer=None))(*values)
+        got = arignote.function(inputs, out)(*values)
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-6, equal_nan=True)

@@ -22,13 +22,16 @@ UNARY = {
     "sqr": pt.sqr,
     "sigmoid": pt.sigmoid,
     "softplus": pt.softplus,
+    "log_sigmoid": lambda a: pt.log(pt.sigmoid(a)),
     "pow2": lambda a: a**2,
     "pow3": lambda a: a**3,
     "times_one": lambda a: a * 1,
     "plus_zero": lambda a: a + 0,
     "double": lambda a: a * 2,
     "neg_neg": lambda a: pt.neg(pt.neg(a)),
+    "abs_neg": lambda a: abs(-a),
     "transpose": lambda a: a.T,
+    "to_float32": lambda a: a.astype("float32"),
 }
 BINARY = {
     "add": lambda a, b: a + b,
@@ -37,47 +40,70 @@ BINARY = {
     "div": lambda a, b: a / (1.5 + pt.tanh(b)),
     "max": pt.maximum,
     "sub_self": lambda a, b: (a - b) - (a - b),
+    "add_neg": lambda a, b: a + -b,
+    "chain": lambda a, b: (a + b) + (b * 3) + 1,
 }
 REDUCE = {
     "sum0": lambda a: a.sum(axis=0, keepdims=True),
     "sum1": lambda a: a.sum(axis=1, keepdims=True),
     "max1": lambda a: a.max(axis=1, keepdims=True),
     "mean0": lambda a: a.mean(axis=0, keepdims=True),
+    "sum_all": lambda a: a.sum(),
+}
+
+
+def _leaves():
+    """The inputs of every drawn graph: 3x3 (the lengths are unknown to the graph), a column,
+    a float32 row, small integers and a constant, so that results broadcast and mix dtypes."""
+    return {
+        "a": pt.dmatrix("a"),
+        "col": pt.dcol("col"),
+        "row": pt.tensor("row", dtype="float32", shape=(1, None)),
+        "ints": pt.tensor("ints", dtype="int8", shape=(None, None)),
+        "c": pt.constant(np.linspace(-1, 1, 9).reshape(3, 3)),
+    }
+
+
+LEAF_VALUES = {
+    "a": lambda rng: rng.uniform(-2, 2, (3, 3)),
+    "col": lambda rng: rng.uniform(-2, 2, (3, 1)),
+    "row": lambda rng: rng.uniform(-2, 2, (1, 3)).astype("float32"),
+    "ints": lambda rng: rng.integers(-3, 4, (3, 3)).astype("int8"),
 }
 
 
 @st.composite
-def graphs(draw, depth=4):
-    """An expression over two 3x3 matrices and a constant, as a list of construction steps
-    (every intermediate stays 3x3, so transposes and reductions always broadcast)."""
-    leaves = ["a", "b", "c"]
-    steps = draw(
-        st.lists(
-            st.one_of(
-                st.tuples(st.just("unary"), st.sampled_from(sorted(UNARY))),
-                st.tuples(st.just("binary"), st.sampled_from(sorted(BINARY))),
-                st.tuples(st.just("reduce"), st.sampled_from(sorted(REDUCE))),
-            ),
-            min_size=1,
-            max_size=depth * 2,
-        )
-    )
-    picks = draw(st.lists(st.sampled_from(leaves), min_size=len(steps), max_size=len(steps)))
-    return steps, picks
+def graphs(draw, max_steps=8):
+    """A random DAG over the leaves: each step applies an op to values drawn from everything
+    built so far (so intermediate values get several clients), and one or two of the values
+    become outputs (so fusion makes multi-output nodes)."""
+    steps = []
+    size = len(_leaves())
+    for _ in range(draw(st.integers(1, max_steps))):
+        kind = draw(st.sampled_from(["unary", "binary", "reduce"]))
+        table = {"unary": UNARY, "binary": BINARY, "reduce": REDUCE}[kind]
+        name = draw(st.sampled_from(sorted(table)))
+        operands = [draw(st.integers(0, size - 1)) for _ in range(2 if kind == "binary" else 1)]
+        steps.append((kind, name, operands))
+        size += 1
+    extra = draw(st.integers(0, size - 1))
+    return steps, extra
 
 
-def _build(steps, picks, a, b):
-    env = {"a": a, "b": b, "c": pt.constant(np.linspace(-1, 1, 9).reshape(3, 3))}
-    current = a
-    for (kind, name), pick in zip(steps, picks):
-        other = env[pick]
-        if kind == "unary":
-            current = UNARY[name](current)
-        elif kind == "binary":
-            current = BINARY[name](current, other)
+def _build(steps, extra):
+    leaves = _leaves()
+    pool = list(leaves.values())
+    for kind, name, operands in steps:
+        args = [pool[k] for k in operands]
+        if kind == "binary":
+            pool.append(BINARY[name](*args))
+        elif kind == "unary":
+            pool.append(UNARY[name](*args))
         else:
-            current = REDUCE[name](current) + other  # broadcast back to 3x3
-    return current
+            pool.append(REDUCE[name](*args))
+    inputs = [v for k, v in leaves.items() if k in LEAF_VALUES]
+    outputs = [pool[-1]] if extra in (len(pool) - 1,) else [pool[-1], pool[extra]]
+    return inputs, outputs
 
 
 @settings(
@@ -85,16 +111,21 @@ def _build(steps, picks, a, b):
 )
 @given(graphs())
 def test_default_pipeline_preserves_values(graph):
-    steps, picks = graph
-    a, b = pt.dmatrices("a", "b")
-    out = _build(steps, picks, a, b)
-    rewritten = arignote.function([a, b], out, on_unused_input="ignore")
-    reference = arignote.function([a, b], out, mode=NO_REWRITES, on_unused_input="ignore")
-    rng = np.random.default_rng(len(steps))
+    inputs, outputs = _build(*graph)
+    rewritten = arignote.function(inputs, outputs, on_unused_input="ignore")
+    reference = arignote.function(inputs, outputs, mode=NO_REWRITES, on_unused_input="ignore")
+    rng = np.random.default_rng(len(graph[0]))
     for _ in range(2):
-        va, vb = rng.uniform(-2, 2, (3, 3)), rng.uniform(-2, 2, (3, 3))
-        expected = reference(va, vb)
-        np.testing.assert_allclose(rewritten(va, vb), expected, rtol=1e-9, atol=1e-12)
+        values = [LEAF_VALUES[v.name](rng) for v in inputs]
+        copies = [v.copy() for v in values]
+        expected = reference(*values)
+        for got, want in zip(rewritten(*copies), expected):
+            want = np.asarray(want)
+            assert np.asarray(got).dtype == want.dtype
+            tight = want.dtype == np.float64
+            np.testing.assert_allclose(got, want, rtol=1e-9 if tight else 1e-5, atol=1e-12)
+        for value, copy in zip(values, copies):  # in-place rewrites never touch the inputs
+            np.testing.assert_array_equal(copy, value)
     assert len(rewritten.maker.fgraph.apply_nodes) <= max(
         len(reference.maker.fgraph.apply_nodes), 1
     )

@@ -94,3 +94,17 @@ def test_softmax_of_large_values(rng):
     got = arignote.function([m], out)(values)
     shifted = np.exp(values - values.max(axis=1, keepdims=True))
     np.testing.assert_allclose(got, shifted / shifted.sum(axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("axis", [1, 0, None])
+def test_log_sum_exp_with_keepdims(rng, axis):
+    values = rng.normal(size=(3, 5)) + 1000
+    out = pt.log(pt.exp(m).sum(axis=axis, keepdims=True))
+    new = rewrite(out, include=STABLE)
+    assert isinstance(new.owner.inputs[0].owner.op, LogSumExp)
+    got = arignote.function([m], out)(values)
+    np.testing.assert_allclose(got, np_logsumexp(values, axis=axis, keepdims=True))
+    e = pt.exp(m)  # the exponentials are needed anyway: nothing to gain
+    assert_not_fired(
+        [pt.log(e.sum(axis=axis, keepdims=True)), e], "local_log_sum_exp", include=STABLE
+    )
