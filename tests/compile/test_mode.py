@@ -40,7 +40,7 @@ def local_remove_marker(fgraph, node):
 
 
 @pytest.fixture
-def test_rewrite():
+def marker_rewrite():
     """A canonicalize rewrite (not in fast_compile) with an extra tag, removed afterwards."""
     name = "local_remove_marker_for_modes"
     rewrites.register(name, local_remove_marker, "canonicalize", "test_only_tag")
@@ -56,7 +56,7 @@ def _marker_count(f):
     return sum(isinstance(node.op, Marker) for node in f.maker.fgraph.apply_nodes)
 
 
-def test_fast_run_applies_canonicalize_and_fast_compile_does_not(test_rewrite):
+def test_fast_run_applies_canonicalize_and_fast_compile_does_not(marker_rewrite):
     x = pt.dvector("x")
     out = Marker()(Marker()(x)) * 2
     assert _marker_count(function([x], out, mode="FAST_RUN")) == 0
@@ -65,15 +65,15 @@ def test_fast_run_applies_canonicalize_and_fast_compile_does_not(test_rewrite):
         np.testing.assert_array_equal(function([x], out, mode=mode)([1.0, 2.0]), [2.0, 4.0])
 
 
-def test_excluding_removes_a_rewrite_by_name_or_tag(test_rewrite):
+def test_excluding_removes_a_rewrite_by_name_or_tag(marker_rewrite):
     x = pt.dvector("x")
     out = Marker()(Marker()(x))
-    assert _marker_count(function([x], out, mode=FAST_RUN.excluding(test_rewrite))) == 2
+    assert _marker_count(function([x], out, mode=FAST_RUN.excluding(marker_rewrite))) == 2
     assert _marker_count(function([x], out, mode=FAST_RUN.excluding("test_only_tag"))) == 2
     assert _marker_count(function([x], out, mode=FAST_RUN)) == 0
 
 
-def test_requiring_keeps_only_rewrites_with_the_tag(test_rewrite):
+def test_requiring_keeps_only_rewrites_with_the_tag(marker_rewrite):
     x = pt.dvector("x")
     out = Marker()(Marker()(x)) + pt.constant(1.0) * 2
     f = function([x], out, mode=FAST_RUN.requiring("test_only_tag"))
