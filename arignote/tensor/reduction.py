@@ -137,6 +137,10 @@ class MaxOrMin(CAReduce):
         picked = switch(eq(x, _restore_axes(out, axes, x.type.ndim)), ev, 0)
         return [Sum(self.axis, dtype=out.type.dtype)(picked)]
 
+    def __str__(self) -> str:
+        name = type(self).__name__
+        return name if self.axis is None else f"{name}{{{', '.join(map(str, self.axis))}}}"
+
 
 class Max(MaxOrMin):
     """Largest element over ``axis``: ``np.max(x, axis)``."""
@@ -147,9 +151,6 @@ class Max(MaxOrMin):
     def __init__(self, axis=None) -> None:
         super().__init__(ps.maximum, axis)
 
-    def __str__(self) -> str:
-        return "Max" if self.axis is None else f"Max{{{', '.join(map(str, self.axis))}}}"
-
 
 class Min(MaxOrMin):
     """Smallest element over ``axis``: ``np.min(x, axis)``."""
@@ -159,9 +160,6 @@ class Min(MaxOrMin):
 
     def __init__(self, axis=None) -> None:
         super().__init__(ps.minimum, axis)
-
-    def __str__(self) -> str:
-        return "Min" if self.axis is None else f"Min{{{', '.join(map(str, self.axis))}}}"
 
 
 class Prod(CAReduce):

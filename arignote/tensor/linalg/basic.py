@@ -12,13 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from arignote.graph.basic import Variable
+from arignote.graph.basic import Apply, Variable
 from arignote.graph.op import Op
+from arignote.graph.utils import MethodNotDefined
 from arignote.scalar.basic import upcast
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.extra_ops import tril, triu
 from arignote.tensor.math import cast, ones_like, real
 from arignote.tensor.products import Einsum, adjoint, matrix_transpose
+from arignote.tensor.type import tensor_type
 
 INEXACT_DTYPES = ("float32", "float64", "complex64", "complex128")
 COMPLEX_DTYPES = ("complex64", "complex128")
@@ -106,6 +108,13 @@ def check_square_value(op: Op, a: np.ndarray) -> None:
 def batch_of(x: Variable, core: int = 2) -> tuple:
     """The static batch shape of ``x`` (all but the last ``core`` dimensions)."""
     return x.type.shape[: x.type.ndim - core]
+
+
+def square_shape(x: Variable) -> tuple:
+    """The static shape of ``x`` with the matrix size filled in from either known length."""
+    rows, cols = x.type.shape[-2:]
+    n = rows if rows is not None else cols
+    return (*batch_of(x), n, n)
 
 
 def triangle(x: Variable, lower: bool, k: int = 0) -> Variable:
@@ -203,3 +212,26 @@ def scalar_per_matrix(s: Variable) -> Variable:
 
 
 __all__: list[str] = []
+
+
+class SquareMatrixFunction(Op):
+    """Maps stacks of square matrices to stacks of matrices of the same shape.
+
+    Subclasses give the NumPy/SciPy computation in ``compute`` (and their derivatives); the
+    checks, the static shape and ``infer_shape`` are shared.
+    """
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        raise MethodNotDefined("compute", type(self))
+
+    def make_node(self, x):
+        x = square_input(self, x)
+        return Apply(self, [x], [tensor_type(x.type.dtype, square_shape(x))()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        check_square_value(self, x)
+        output_storage[0][0] = np.asarray(self.compute(x), dtype=node.outputs[0].type.dtype)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [input_shapes[0]]

@@ -18,6 +18,7 @@ from arignote.graph.basic import Apply, Variable
 from arignote.graph.grad_types import grad_not_implemented, grad_undefined, is_disconnected
 from arignote.graph.op import Op
 from arignote.tensor.linalg.basic import (
+    SquareMatrixFunction,
     as_matrices,
     batch_of,
     check_square_value,
@@ -33,10 +34,11 @@ from arignote.tensor.linalg.basic import (
     pairwise_gaps,
     real_dtype,
     square_input,
+    square_shape,
     symmetric_from_triangle,
     tril,
 )
-from arignote.tensor.linalg.inverse import MatrixInverse, square_shape
+from arignote.tensor.linalg.inverse import MatrixInverse
 from arignote.tensor.linalg.solve import SolveTriangular
 from arignote.tensor.math import minimum, real
 from arignote.tensor.products import Einsum, matmul
@@ -68,7 +70,7 @@ def _copy_lower_to_upper(x: Variable) -> Variable:
 # -- Cholesky -----------------------------------------------------------------------------------
 
 
-class Cholesky(Op):
+class Cholesky(SquareMatrixFunction):
     """The Cholesky factor of symmetric positive-definite matrices (``scipy.linalg.cholesky``).
 
     ``lower``: ``A = L L^T`` with ``L`` lower triangular, else ``A = U^T U``. Only that
@@ -80,18 +82,8 @@ class Cholesky(Op):
     def __init__(self, lower: bool = True) -> None:
         self.lower = bool(lower)
 
-    def make_node(self, x):
-        x = square_input(self, x)
-        return Apply(self, [x], [tensor_type(x.type.dtype, square_shape(x))()])
-
-    def perform(self, node, inputs, output_storage):
-        (x,) = inputs
-        check_square_value(self, x)
-        factor = scipy.linalg.cholesky(x, lower=self.lower)
-        output_storage[0][0] = np.asarray(factor, dtype=node.outputs[0].type.dtype)
-
-    def infer_shape(self, fgraph, node, input_shapes):
-        return [input_shapes[0]]
+    def compute(self, x):
+        return scipy.linalg.cholesky(x, lower=self.lower)
 
     def L_op(self, inputs, outputs, output_grads):
         refused = _complex_not_implemented(self, inputs[0])

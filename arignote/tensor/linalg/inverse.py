@@ -16,6 +16,7 @@ from arignote.graph.grad_types import grad_not_implemented, is_disconnected
 from arignote.graph.op import Op
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.linalg.basic import (
+    SquareMatrixFunction,
     as_matrices,
     batch_of,
     check_square,
@@ -32,35 +33,19 @@ from arignote.tensor.products import Einsum, conj_if_complex, matmul
 from arignote.tensor.type import tensor_type
 
 
-def square_shape(x: Variable) -> tuple:
-    """The static shape of ``x`` with the matrix size filled in from either known length."""
-    rows, cols = x.type.shape[-2:]
-    n = rows if rows is not None else cols
-    return (*batch_of(x), n, n)
-
-
 def _trace_of_product(x: Variable, y: Variable) -> Variable:
     """``tr(x y)`` for each pair of matrices."""
     b = "abcdefghklmnopqrstuvwxyz"[: x.type.ndim - 2]
     return Einsum(f"{b}ij,{b}ji->{b}")(x, y)
 
 
-class MatrixInverse(Op):
+class MatrixInverse(SquareMatrixFunction):
     """The inverses of a stack of square matrices (``numpy.linalg.inv``)."""
 
     __props__ = ()
 
-    def make_node(self, x):
-        x = square_input(self, x)
-        return Apply(self, [x], [tensor_type(x.type.dtype, square_shape(x))()])
-
-    def perform(self, node, inputs, output_storage):
-        (x,) = inputs
-        check_square_value(self, x)
-        output_storage[0][0] = np.asarray(np.linalg.inv(x), dtype=node.outputs[0].type.dtype)
-
-    def infer_shape(self, fgraph, node, input_shapes):
-        return [input_shapes[0]]
+    def compute(self, x):
+        return np.linalg.inv(x)
 
     def L_op(self, inputs, outputs, output_grads):
         (y,), (gy,) = outputs, output_grads

@@ -14,12 +14,12 @@ from arignote.scalar.basic import grad_dtype, upcast
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.linalg.basic import (
+    SquareMatrixFunction,
     as_matrices,
-    check_square_value,
     mH,
     square_input,
+    square_shape,
 )
-from arignote.tensor.linalg.inverse import square_shape
 from arignote.tensor.math import mul
 from arignote.tensor.reshape import reshape
 from arignote.tensor.shape import shape_i
@@ -74,22 +74,13 @@ def _frechet_by_blocks(a: np.ndarray, e: np.ndarray) -> np.ndarray:
     return scipy.linalg.expm(block)[..., :n, n:]
 
 
-class Expm(Op):
+class Expm(SquareMatrixFunction):
     """The matrix exponential of square matrices (``scipy.linalg.expm``)."""
 
     __props__ = ()
 
-    def make_node(self, x):
-        x = square_input(self, x)
-        return Apply(self, [x], [tensor_type(x.type.dtype, square_shape(x))()])
-
-    def perform(self, node, inputs, output_storage):
-        (x,) = inputs
-        check_square_value(self, x)
-        output_storage[0][0] = np.asarray(scipy.linalg.expm(x), dtype=node.outputs[0].type.dtype)
-
-    def infer_shape(self, fgraph, node, input_shapes):
-        return [input_shapes[0]]
+    def compute(self, x):
+        return scipy.linalg.expm(x)
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (g,) = inputs, output_grads
