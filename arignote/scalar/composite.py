@@ -82,15 +82,18 @@ class Composite(ScalarOp, HasInnerGraph):
     # -- computing ----------------------------------------------------------------------------
 
     def elementwise(self, *arrays: Any) -> Any:
-        first = arrays[0]
-        shape = getattr(first, "shape", None)
-        if shape == () and all(type(a) is np.ndarray and not a.ndim for a in arrays):
+        # NOTE: called on every call of a fused node; plain loops are cheaper than all(...)
+        shape = getattr(arrays[0], "shape", None)
+        mode = "scalar" if shape == () else "buffered" if shape else "plain"
+        for a in arrays:
+            if type(a) is not np.ndarray or a.shape != shape:
+                mode = "plain"
+                break
+        if mode == "scalar":
             # NumPy scalars have fast arithmetic operators: much cheaper than ufunc calls on
             # 0-d arrays, with the same types and results
             return self._function("scalar")(*[a[()] for a in arrays])
-        if shape and all(type(a) is np.ndarray and a.shape == shape for a in arrays):
-            return self._function("buffered")(*arrays)
-        return self._function("plain")(*arrays)
+        return self._function(mode)(*arrays)
 
     def impl(self, *inputs: Any) -> Any:
         return self._function("plain")(*inputs)

@@ -67,6 +67,17 @@ class DimShuffle(Op):
         # After dropping, the kept dims are in increasing order; this puts them in shuffle order.
         ranks = [sorted(self.shuffle).index(d) for d in self.shuffle]
         self.permutation = None if ranks == sorted(ranks) else tuple(ranks)
+        # Precomputed indices for perform (the trailing Ellipsis keeps 0-d results arrays).
+        self._drop_index = (
+            tuple(0 if d in self.drop else slice(None) for d in range(input_ndim)) + (Ellipsis,)
+            if self.drop
+            else None
+        )
+        self._augment_index = (
+            tuple(None if d == "x" else slice(None) for d in self.new_order)
+            if self.augment
+            else None
+        )
 
     def make_node(self, x: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -83,12 +94,12 @@ class DimShuffle(Op):
 
     def perform(self, node, inputs, output_storage):
         (x,) = inputs
-        if self.drop:  # removing length-1 dimensions is always a view
-            x = x.reshape([s for d, s in enumerate(x.shape) if d not in self.drop])
+        if self._drop_index is not None:  # index 0 along the dropped length-1 dims: a view
+            x = x[self._drop_index]
         if self.permutation is not None:
             x = x.transpose(self.permutation)
-        if self.augment:
-            x = x.reshape(_augmented_shape(x, self.new_order))
+        if self._augment_index is not None:  # None along the new dims: a view
+            x = x[self._augment_index]
         output_storage[0][0] = x if x is not inputs[0] else x.view()
 
     def infer_shape(self, fgraph, node, input_shapes):
@@ -118,11 +129,6 @@ class DimShuffle(Op):
 
     def __str__(self) -> str:
         return "InplaceDimShuffle{" + ",".join(str(d) for d in self.new_order) + "}"
-
-
-def _augmented_shape(x: np.ndarray, new_order: tuple) -> tuple[int, ...]:
-    sizes = iter(x.shape)
-    return tuple(1 if d == "x" else next(sizes) for d in new_order)
 
 
 @constant_value_rule.register(DimShuffle)
@@ -174,6 +180,9 @@ class Elemwise(Op):
             raise TypeError(f"Elemwise expects a ScalarOp, got {scalar_op!r}")
         self.scalar_op = scalar_op
         self.inplace_pattern = FrozenDict(inplace_pattern or {})
+        # Derived from the props, read on every call of perform.
+        self._inplace = bool(self.inplace_pattern)
+        self._single_output = scalar_op.nout == 1
         self.destroy_map = {o: [i] for o, i in self.inplace_pattern.items()}
         self._name = name
         self.nfunc_spec = nfunc_spec
@@ -218,14 +227,24 @@ class Elemwise(Op):
     # -- computing ----------------------------------------------------------------------------
 
     def perform(self, node, inputs, output_storage):
+        # NOTE: this runs once per node per call; the common case (inputs of one shape, one
+        # output, no in-place) is kept free of generic loops and Mapping lookups.
         if len(inputs) > 1:
-            _check_runtime_broadcast(node, inputs)
-        if self.inplace_pattern:
+            shape = inputs[0].shape
+            for value in inputs:
+                if value.shape != shape:
+                    _check_runtime_broadcast(node, inputs)
+                    break
+        if self._inplace:
             results = self._perform_inplace(inputs)
         else:
             results = self.scalar_op.elementwise(*inputs)
-        if self.scalar_op.nout == 1:
-            results = (results,)
+        if self._single_output:
+            dtype = node.outputs[0].type.numpy_dtype
+            if type(results) is not np.ndarray or results.dtype != dtype:
+                results = np.asarray(results, dtype=dtype)
+            output_storage[0][0] = results
+            return
         for cell, value, out in zip(output_storage, results, node.outputs):
             dtype = out.type.numpy_dtype
             if type(value) is not np.ndarray or value.dtype != dtype:
