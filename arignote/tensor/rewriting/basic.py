@@ -63,7 +63,11 @@ def scalar_constant(var: Variable) -> Any:
     value = _uniform_value(source)
     if value is None:
         return None
-    return value.astype(var.type.dtype) if hasattr(var.type, "dtype") else value
+    if not hasattr(var.type, "dtype"):
+        return value
+    if np.iscomplexobj(value) and not var.type.dtype.startswith("complex"):
+        value = value.real  # a cast from complex to real keeps the real part
+    return value.astype(var.type.dtype)
 
 
 _NOT_UNIFORM = object()
