@@ -53,20 +53,28 @@ def _acc_dtype(dtype: str) -> str:
     )
 
 
-class Sum(CAReduce):
-    """Sum over ``axis`` (None: all axes): ``np.sum(x, axis)``."""
+class Accumulation(CAReduce):
+    """Sum and Prod: the output and accumulator dtypes default to NumPy's ``sum``/``prod`` rules
+    (small integers grow to 64 bits; low-precision floats accumulate one size up)."""
 
-    __props__ = ("axis", "dtype", "acc_dtype")
+    scalar: ps.ScalarOp
 
     def __init__(self, axis=None, dtype=None, acc_dtype=None) -> None:
-        super().__init__(ps.add, axis, dtype, acc_dtype)
+        super().__init__(self.scalar, axis, dtype, acc_dtype)
 
     def make_node(self, x):
         x = as_tensor_variable(x)
         if self.dtype is None or self.acc_dtype is None:
             dtype = self.dtype or _sum_dtype(x.type.dtype)
-            return Sum(self.axis, dtype, self.acc_dtype or _acc_dtype(dtype)).make_node(x)
+            return type(self)(self.axis, dtype, self.acc_dtype or _acc_dtype(dtype)).make_node(x)
         return super().make_node(x)
+
+
+class Sum(Accumulation):
+    """Sum over ``axis`` (None: all axes): ``np.sum(x, axis)``."""
+
+    __props__ = ("axis", "dtype", "acc_dtype")
+    scalar = ps.add
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (out,), (gz,) = inputs, outputs, output_grads
@@ -162,7 +170,7 @@ class Min(MaxOrMin):
         super().__init__(ps.minimum, axis)
 
 
-class Prod(CAReduce):
+class Prod(Accumulation):
     """Product over ``axis`` (None: all axes): ``np.prod(x, axis)``.
 
     Its derivative is exact when the input holds zeros: d prod / d x_i is the product of the
@@ -171,16 +179,7 @@ class Prod(CAReduce):
     """
 
     __props__ = ("axis", "dtype", "acc_dtype")
-
-    def __init__(self, axis=None, dtype=None, acc_dtype=None) -> None:
-        super().__init__(ps.mul, axis, dtype, acc_dtype)
-
-    def make_node(self, x):
-        x = as_tensor_variable(x)
-        if self.dtype is None or self.acc_dtype is None:
-            dtype = self.dtype or _sum_dtype(x.type.dtype)  # NumPy's prod follows sum's rules
-            return Prod(self.axis, dtype, self.acc_dtype or _acc_dtype(dtype)).make_node(x)
-        return super().make_node(x)
+    scalar = ps.mul
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (out,), (gz,) = inputs, outputs, output_grads
