@@ -20,7 +20,7 @@ from typing import Any
 from arignote.compile.aliasing import insert_deepcopy, protect_inputs, reuse_pattern
 from arignote.compile.compiled import Function, ProfiledFunction
 from arignote.compile.io import In, Out
-from arignote.compile.mode import Mode, get_mode
+from arignote.compile.mode import Mode, get_mode, linking_with
 from arignote.compile.pickling import flat_maker_state, restore_maker_state
 from arignote.compile.pipeline import gc_paused
 from arignote.compile.profiling import ProfileStats, as_profile
@@ -403,9 +403,10 @@ class FunctionMaker:
         """A new Function over this graph, with the given input containers (or fresh ones)."""
         start = time.perf_counter()
         containers = input_storage or [self._container(inp) for inp in self.inputs]
-        vm, _, output_cells, thunks, order = self.linker.make_thunk(
-            input_storage=[c.storage for c in containers], storage_map=storage_map
-        )
+        with linking_with(self.mode):
+            vm, _, output_cells, thunks, order = self.linker.make_thunk(
+                input_storage=[c.storage for c in containers], storage_map=storage_map
+            )
         self.timings["link"] = time.perf_counter() - start
         if self.profile is not None:
             self.profile.linker_time += self.timings["link"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from arignote.compile.pipeline import make_pipeline
@@ -18,6 +20,28 @@ LINKERS: dict[str, Callable[[], Linker]] = {
     "cvm": lambda: VMLinker(allow_gc=None),  # accepted for compatibility: the Python VM
     "py": lambda: VMLinker(allow_gc=False),
 }
+
+
+# The mode of the function whose graph is being linked now. Inner-graph ops (IndexMap, Scan,
+# IfElse, OpFromGraph) read it in ``make_thunk`` so that their inner graph is compiled once per
+# outer compiled function, by the outer function's mode (DebugMode, NanGuardMode and profiling
+# then reach inner graphs). A context variable, so concurrent compilations never see each other's.
+_linking_mode: ContextVar[Any] = ContextVar("arignote_linking_mode", default=None)
+
+
+def linking_mode() -> Any:
+    """The ``Mode`` of the function being linked in this context, or None outside linking."""
+    return _linking_mode.get()
+
+
+@contextmanager
+def linking_with(mode: Any) -> Iterator[None]:
+    """Make ``mode`` the answer of :func:`linking_mode` for the duration of the block."""
+    token = _linking_mode.set(mode)
+    try:
+        yield
+    finally:
+        _linking_mode.reset(token)
 
 
 def register_linker(name: str, factory: Callable[[], Linker]) -> None:
