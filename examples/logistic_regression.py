@@ -1,4 +1,8 @@
-"""Logistic regression trained by gradient descent: the main job of arignote's README.
+"""
+Logistic regression
+===================
+
+Logistic regression trained by gradient descent: the main job of arignote's README.
 
 Builds the model symbolically, takes its gradient with arignote.grad, compiles one training
 step whose parameter updates are applied by the compiled function, and trains on generated

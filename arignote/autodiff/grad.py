@@ -294,7 +294,7 @@ def Lop(
     consider_constant: Sequence[Variable] | None = None,
     disconnected_inputs: str = "raise",
 ) -> Any:
-    """The L-operator: the vector-Jacobian product ``eval_points^T . d f / d wrt``.
+    """The L-operator: the vector-Jacobian product ``eval_points^T @ (d f / d wrt)``.
 
     ``f`` and ``eval_points`` are a variable or lists of the same length (one cotangent per
     output, shaped like it); the result follows the structure of ``wrt``. It is

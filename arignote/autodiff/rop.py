@@ -263,7 +263,7 @@ def Rop(
     return_disconnected: str = "zero",
     use_op_rop_implementation: bool = True,
 ) -> Any:
-    """The R-operator: the Jacobian-vector product ``d f / d wrt . eval_points`` (forward mode).
+    """The R-operator: the Jacobian-vector product ``(d f / d wrt) @ eval_points`` (forward mode).
 
     Parameters
     ----------

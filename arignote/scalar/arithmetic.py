@@ -256,7 +256,7 @@ class Fmod(BinaryScalarOp):
 
 
 class CopySign(BinaryScalarOp):
-    """|x| with the sign (bit) of y (``np.copysign``)."""
+    """``|x|`` with the sign (bit) of y (``np.copysign``)."""
 
     nfunc = np.copysign
 

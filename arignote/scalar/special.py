@@ -90,7 +90,7 @@ class Gamma(FloatUnaryOp):
 
 
 class GammaLn(FloatUnaryOp):
-    """log |Gamma(x)| (``scipy.special.gammaln``)."""
+    """``log |Gamma(x)|`` (``scipy.special.gammaln``)."""
 
     nfunc = sp.gammaln
 
@@ -183,7 +183,7 @@ class Beta(BinaryScalarOp):
 
 
 class BetaLn(BinaryScalarOp):
-    """log |B(a, b)|."""
+    """``log |B(a, b)|``."""
 
     nfunc = sp.betaln
     commutative = True

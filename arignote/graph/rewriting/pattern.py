@@ -38,6 +38,7 @@ __all__ = [
     "PatternVar",
     "pattern_vars",
     "register_patterns",
+    "strings_as_vars",
 ]
 
 
@@ -57,6 +58,22 @@ class PatternVar:
 def pattern_vars(names: str) -> tuple[PatternVar, ...]:
     """Pattern variables named by the words of ``names``: ``x, y = pattern_vars("x y")``."""
     return tuple(PatternVar(n) for n in names.replace(",", " ").split())
+
+
+def strings_as_vars(pattern: Any, named: dict[str, PatternVar]) -> Any:
+    """``pattern`` with every string replaced by the pattern variable of that name.
+
+    Aesara and PyTensor write pattern variables as plain strings (``(log, (exp, "x"))``);
+    this accepts that spelling beside :class:`PatternVar`. ``named`` maps names to the
+    variables already made, so that a repeated name is one variable.
+    """
+    if isinstance(pattern, str):
+        return named.setdefault(pattern, PatternVar(pattern))
+    if isinstance(pattern, tuple):
+        return tuple(strings_as_vars(p, named) for p in pattern)
+    if isinstance(pattern, dict) and "pattern" in pattern:
+        return {**pattern, "pattern": strings_as_vars(pattern["pattern"], named)}
+    return pattern
 
 
 # -- hooks the domain layers register ---------------------------------------------------------
@@ -263,6 +280,9 @@ class PatternNodeRewriter(NodeRewriter):
     ) -> None:
         if not isinstance(in_pattern, tuple) or not in_pattern:
             raise TypeError(f"A pattern must be a tuple (op, *sub_patterns), got {in_pattern!r}")
+        named: dict[str, PatternVar] = {}
+        in_pattern = strings_as_vars(in_pattern, named)
+        out_pattern = strings_as_vars(out_pattern, named)
         root = in_pattern[0]
         if not (isinstance(root, Op) or (isinstance(root, type) and issubclass(root, Op))):
             raise TypeError(f"A pattern must start with an Op or Op class, got {root!r}")

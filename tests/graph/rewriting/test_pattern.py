@@ -96,6 +96,16 @@ def test_rewriter_builds_the_replacement():
     assert fg.outputs[0] is u
 
 
+def test_rewriter_accepts_strings_as_pattern_variables():
+    # Aesara/PyTensor spell pattern variables as strings; a repeated name binds one variable.
+    u, v = variables("u v")
+    rule = PatternNodeRewriter((sub, (log, (exp, "a")), "a"), (neg, "a"))
+    fg, _ = rewrite([rule], sub(log(exp(u)), u))
+    assert fg.outputs[0].owner.op == neg and fg.outputs[0].owner.inputs[0] is u
+    fg, _ = rewrite([rule], sub(log(exp(u)), v))
+    assert fg.outputs[0].owner.op == sub
+
+
 def test_rewriter_literal_and_nested_replacements():
     u, v = variables("u v")
     rules = [
