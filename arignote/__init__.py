@@ -11,7 +11,9 @@
 from arignote import (
     compile,
     gradient,
+    ifelse,  # the module, callable like PyTensor's ``pytensor.ifelse``
     printing,
+    raise_op,
     tensor,
 )
 from arignote.compile import In, Mode, Out, function, get_mode, shared
@@ -37,6 +39,8 @@ __all__ = [
     "grad",
     "gradient",
     "graph_replace",
+    "ifelse",
     "printing",
+    "raise_op",
     "shared",
 ]

@@ -18,6 +18,8 @@ import pytest
 
 import arignote.tensor as pt
 from arignote.graph.rewriting.db import rewrites
+from arignote.ifelse import ifelse
+from arignote.raise_op import assert_op
 from arignote.tensor.gradient_ops import zero_grad
 from arignote.tensor.math import _cast_elemwise
 from arignote.tensor.shape import Shape_i
@@ -515,6 +517,48 @@ OTHER_ROWS = [
         INPLACE,
     ),
 ]
+# -- conditionals and run-time checks (arignote.ifelse, arignote.raise_op) -------------------
+positive = pt.gt(k, 0)
+OTHER_ROWS += [
+    Row(
+        "ifelse on a constant condition",
+        "local_ifelse_constant_condition",
+        lambda: ifelse(pt.constant(True), x, pt.exp(y)),
+        lambda: ifelse(positive, x, pt.exp(y)),
+    ),
+    Row(
+        "ifelse inside an ifelse on the same condition",
+        "local_ifelse_same_condition_inside",
+        lambda: ifelse(positive, ifelse(positive, x, y), pt.exp(x)),
+        lambda: ifelse(positive, ifelse(pt.lt(k, 2), x, y), pt.exp(x)),
+    ),
+    Row(
+        "lift ifelse over elementwise ops",
+        "local_lift_ifelse_through_elemwise",
+        lambda: pt.exp(ifelse(positive, x, y)) * 2,
+        lambda: (lambda e: pt.exp(e) + e)(ifelse(positive, x, y)),  # e has two users
+    ),
+    Row(
+        "merge ifelses on the same condition",
+        "local_merge_ifelse_same_condition",
+        lambda: ifelse(positive, x, y) + ifelse(positive, pt.exp(x), y),
+        lambda: ifelse(positive, x, y) + ifelse(pt.lt(k, 2), pt.exp(x), y),
+    ),
+    Row(
+        "remove checks proven true",
+        "local_remove_useless_assert",
+        lambda: assert_op(x, pt.constant(True), pt.lt(x.shape[0], 9)),
+        lambda: assert_op(x, pt.lt(x.shape[0], 9)),
+    ),
+    Row(
+        "remove every Assert (only on request)",
+        "local_remove_all_assert",
+        lambda: assert_op(x, pt.lt(x.shape[0], 9)),
+        lambda: assert_op(x, pt.lt(x.shape[0], 9)),
+        include=("canonicalize", "unsafe"),
+    ),
+]
+
 # Tested in their own areas (tests/tensor/random/test_rewriting.py).
 ELSEWHERE = {"local_random_make_inplace"}
 
