@@ -103,6 +103,11 @@ class IfElse(Op):
     def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
         return _lazy_thunk(self, node, storage_map, compute_map)
 
+    def lazy_branches(self, node: Apply) -> list:
+        """The branch each input serves (None: the condition, always needed); rewrites that
+        combine nodes keep the two branches apart (``arignote.graph.lazy``)."""
+        return [None] + ["then"] * self.n_outs + ["else"] * self.n_outs
+
     # -- shapes and derivatives ---------------------------------------------------------
 
     def infer_shape(self, fgraph, node, input_shapes):

@@ -13,6 +13,8 @@ import arignote
 import arignote.tensor as pt
 from arignote.compile.debugmode import DebugMode
 from arignote.graph.basic import Apply, io_toposort
+from arignote.graph.fg import FunctionGraph
+from arignote.graph.lazy import ALWAYS, lazy_regions
 from arignote.graph.op import Op
 from arignote.ifelse import IfElse, ifelse
 from arignote.testing import verify_grad
@@ -305,3 +307,40 @@ def test_constant_condition_is_resolved_when_compiling():
         isinstance(n.op, IfElse) for n in io_toposort(f.maker.fgraph.inputs, f.maker.fgraph.outputs)
     )
     np.testing.assert_allclose(f(np.ones(2), np.ones(2)), [2.0, 2.0])
+
+
+def test_elementwise_branches_stay_lazy_after_fusion():
+    c = pt.bscalar("c")
+    x = pt.dvector("x")
+    shared_part = pt.exp(x)  # needed by both branches: computed before the choice
+    out = ifelse(c, shared_part * 2 + 1, pt.log(x) * shared_part - 1)
+    f = arignote.function([c, x], out, mode="FAST_RUN")
+    fused = [n for n in f.maker.fgraph.apply_nodes if "Composite" in str(n.op)]
+    assert fused  # fusion did run, inside each branch
+    with np.errstate(all="raise"):  # log(-1) would raise if the else branch ran
+        np.testing.assert_allclose(f(1, -np.ones(3)), 2 * np.exp(-np.ones(3)) + 1)
+
+
+def test_lazy_regions_label_branch_only_nodes():
+    c = pt.bscalar("c")
+    x = pt.dvector("x")
+    both, then_only, else_only = pt.exp(x), pt.sin(x), pt.cos(x)
+    out = ifelse(c, then_only + both, else_only * both)
+    fgraph = FunctionGraph([c, x], [out], clone=False)
+    regions = lazy_regions(fgraph)
+    assert regions[both.owner] == ALWAYS and regions[out.owner] == ALWAYS
+    assert regions[then_only.owner] == (out.owner, "then")
+    assert regions[else_only.owner] == (out.owner, "else")
+    assert lazy_regions(FunctionGraph([x], [both], clone=False)) == {}
+
+
+def test_values_read_elsewhere_are_not_overwritten_in_lazy_graphs():
+    # The lazy VM computes on demand: an in-place node in a branch could run before another
+    # reader of its input, so such values are never overwritten when the graph is lazy.
+    c = pt.bscalar("c")
+    x = pt.dvector("x")
+    a = pt.sin(pt.exp(x))
+    f = arignote.function([c, x], [ifelse(c, pt.cos(a) + 1, x), pt.sum(a) * 2])
+    got = f(1, np.zeros(3))
+    np.testing.assert_allclose(got[0], np.cos(np.sin(np.ones(3))) + 1)
+    np.testing.assert_allclose(got[1], 6 * np.sin(1.0))

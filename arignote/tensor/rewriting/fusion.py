@@ -16,6 +16,7 @@ import numpy as np
 
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.features import InconsistencyError
+from arignote.graph.lazy import ALWAYS, lazy_regions
 from arignote.graph.rewriting.basic import GraphRewriter, copy_stack_trace
 from arignote.graph.rewriting.db import register_rewrite
 from arignote.scalar.basic import constant as scalar_constant
@@ -116,12 +117,13 @@ def find_fusion_groups(fgraph: Any) -> list[list[Apply]]:
     dep: dict[Variable, int] = {}
     order = fgraph.toposort()
     position = {node: k for k, node in enumerate(order)}
+    regions = lazy_regions(fgraph)  # nodes of different IfElse branches never fuse
     for node in order:
         in_dep = 0
         for inp in node.inputs:
             in_dep |= groups.dep_of(inp, dep)
         if _fusable(node):
-            _place(groups, node, dep, in_dep)
+            _place(groups, node, dep, in_dep, regions)
         else:
             for out in node.outputs:
                 dep[out] = in_dep
@@ -129,13 +131,17 @@ def find_fusion_groups(fgraph: Any) -> list[list[Apply]]:
     return [sorted(m, key=position.__getitem__) for m in groups.members.values() if len(m) > 1]
 
 
-def _place(groups: _Groups, node: Apply, dep: dict, in_dep: int) -> int:
+def _place(groups: _Groups, node: Apply, dep: dict, in_dep: int, regions: dict) -> int:
     """Put ``node`` in the group(s) of its inputs when that is safe, else in a new group."""
     pattern = _pattern(node)
+    region = regions.get(node, ALWAYS)
     candidates: list[int] = []
     for inp in node.inputs:
         g = groups.group_of(inp.owner)
-        if g is not None and g not in candidates and _pattern(groups.members[g][0]) == pattern:
+        if g is None or g in candidates:
+            continue
+        first = groups.members[g][0]
+        if _pattern(first) == pattern and regions.get(first, ALWAYS) == region:
             candidates.append(g)
     candidates.sort(key=lambda g: -len(groups.members[g]))
     # all of them at once if possible, else the largest that fits
