@@ -16,7 +16,7 @@ from arignote import (
     raise_op,
     tensor,
 )
-from arignote.compile import In, Mode, Out, function, get_mode, shared
+from arignote.compile import In, Mode, OpFromGraph, Out, function, get_mode, shared
 from arignote.config import config
 from arignote.gradient import Lop, Rop, grad
 from arignote.graph.replace import clone_replace, graph_replace
@@ -29,6 +29,7 @@ __all__ = [
     "In",
     "Lop",
     "Mode",
+    "OpFromGraph",
     "Out",
     "Rop",
     "clone_replace",

@@ -9,6 +9,8 @@ from typing import Any, TextIO
 
 from arignote.graph.basic import Apply, Constant, Variable, io_toposort
 from arignote.graph.fg import FunctionGraph
+from arignote.graph.op import HasInnerGraph
+from arignote.scalar.basic import ScalarOp
 
 
 def _ids(kind: str):
@@ -71,6 +73,8 @@ class _Printer:
         self.print_view_map = print_view_map
         self.expanded: set = set()
         self.lines: list[str] = []
+        self.labels: dict[Variable, str] = {}  # inner-graph inputs, printed as *k-<type>
+        self.inner_nodes: list[Apply] = []  # nodes whose op carries a graph, in print order
 
     def ident(self, obj: Any) -> str:
         if self.ids == "":
@@ -84,6 +88,8 @@ class _Printer:
     def describe(self, var: Variable) -> str:
         node = var.owner
         type_text = f" <{var.type}>" if self.print_type else ""
+        if var in self.labels:
+            return f"{self.labels[var]}{self.ident(var)}"
         if node is None:
             return f"{var}{self.ident(var)}{type_text}"
         op_text = str(node.op)
@@ -110,6 +116,8 @@ class _Printer:
         if key in self.expanded:
             return
         self.expanded.add(key)
+        if _shows_inner_graph(node.op):
+            self.inner_nodes.append(node)
         for i, inp in enumerate(node.inputs):
             last = i == len(node.inputs) - 1
             self.visit(inp, child_prefix + " |", child_prefix + ("  " if last else " |"), level + 1)
@@ -149,6 +157,7 @@ def debugprint(
             printer.lines.append("-> " + printer.describe(inp))
     for var in variables:
         printer.visit(var, "", "", 0)
+    _print_inner_graphs(printer)
     text = "\n".join(printer.lines)
     if file == "str":
         return text
@@ -158,6 +167,34 @@ def debugprint(
 
 
 dprint = debugprint
+
+
+def _shows_inner_graph(op: Any) -> bool:
+    # Fused scalar Composites are shown by their own string; graph ops get their own section.
+    return isinstance(op, HasInnerGraph) and not isinstance(op, ScalarOp)
+
+
+def _print_inner_graphs(printer: _Printer) -> None:
+    """After the graph: each inner graph met (nested ones too), outputs marked ``>``."""
+    done: set = set()
+    position = 0
+    while position < len(printer.inner_nodes):
+        node = printer.inner_nodes[position]
+        position += 1
+        if node.op in done:
+            continue
+        done.add(node.op)
+        if len(done) == 1:
+            printer.lines += ["", "Inner graphs:"]
+        printer.lines += [
+            "",
+            f"{node.op}{printer.ident(node.outputs[0] if len(node.outputs) > 1 else node)}",
+        ]
+        for k, inp in enumerate(node.op.inner_inputs):
+            printer.labels.setdefault(inp, f"*{k}-<{inp.type}>")
+        for out in node.op.inner_outputs:
+            printer.visit(out, " > ", "   ", 0)
+
 
 # -- pprint -----------------------------------------------------------------------------------
 

@@ -105,4 +105,5 @@ class Assert(CheckAndRaise):
 #: ``assert_op(value, *conditions)``: an Assert with the default message.
 assert_op = Assert()
 
-__all__ = ["Assert", "CheckAndRaise", "assert_op"]
+# No ``__all__``: the public home of these names is ``arignote.raise_op`` (as in PyTensor),
+# not the ``arignote.tensor`` namespace.
