@@ -134,7 +134,7 @@ def test_r_op_from_the_inner_graph_and_from_overrides():
     doubled = OpFromGraph([x], [pt.sin(x)], rop_overrides=lambda inps, evs: [evs[0] * 2])
     np.testing.assert_allclose(arignote.Rop(doubled(x), x, v).eval({x: xv, v: vv}), 2 * vv)
     listed = OpFromGraph([x], [pt.sin(x), x * 3], rop_overrides=[None, lambda i, e: e[0]])
-    first, second = arignote.Rop(listed(x), x, [v, v] and v)
+    first, second = arignote.Rop(listed(x), x, v)
     np.testing.assert_allclose(first.eval({x: xv, v: vv}), np.cos(xv) * vv)
     np.testing.assert_allclose(second.eval({x: xv, v: vv}), vv)
     e = pt.dvector("e")

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import arignote.tensor as pt
+from arignote.compile.builders import OpFromGraph
 from arignote.graph.rewriting.db import rewrites
 from arignote.ifelse import ifelse
 from arignote.raise_op import assert_op
@@ -556,6 +557,12 @@ OTHER_ROWS += [
         lambda: assert_op(x, pt.lt(x.shape[0], 9)),
         lambda: assert_op(x, pt.lt(x.shape[0], 9)),
         include=("canonicalize", "unsafe"),
+    ),
+    Row(
+        "inline OpFromGraph(inline=True)",
+        "inline_ofg_expansion",
+        lambda: OpFromGraph([m], [pt.exp(m) * 2], inline=True)(x * m),
+        lambda: OpFromGraph([m], [pt.exp(m) * 2])(x * m),
     ),
 ]
 
