@@ -19,6 +19,7 @@ import numpy as np
 
 from arignote.graph.basic import Apply, Variable
 from arignote.graph.grad_types import is_disconnected
+from arignote.graph.lazy import lazy_regions
 from arignote.graph.op import Op
 from arignote.graph.rewriting.basic import copy_stack_trace, node_rewriter
 from arignote.graph.rewriting.db import register_rewrite
@@ -467,13 +468,24 @@ def local_merge_ifelse_same_condition(fgraph, node):
 
 
 def _independent_twin(fgraph, node: Apply, condition: Variable) -> Apply | None:
-    for client, _ in fgraph.clients.get(condition, []):
-        if client is node or client == "output" or not isinstance(client, Apply):
+    twins = [
+        client
+        for client, _ in fgraph.clients.get(condition, [])
+        if isinstance(client, Apply)
+        and client is not node
+        and isinstance(client.op, IfElse)
+        and client.inputs[0] is condition
+    ]
+    if not twins:
+        return None
+    # Only nodes computed in the same circumstances: merging an IfElse needed only in one
+    # branch of another IfElse with one needed elsewhere would compute it needlessly.
+    regions = lazy_regions(fgraph)
+    for twin in twins:
+        if regions.get(twin) != regions.get(node):
             continue
-        if not isinstance(client.op, IfElse) or client.inputs[0] is not condition:
-            continue
-        if not _depends(client, node) and not _depends(node, client):
-            return client
+        if not _depends(twin, node) and not _depends(node, twin):
+            return twin
     return None
 
 

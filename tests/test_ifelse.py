@@ -344,3 +344,16 @@ def test_values_read_elsewhere_are_not_overwritten_in_lazy_graphs():
     got = f(1, np.zeros(3))
     np.testing.assert_allclose(got[0], np.cos(np.sin(np.ones(3))) + 1)
     np.testing.assert_allclose(got[1], 6 * np.sin(1.0))
+
+
+def test_ifelses_needed_in_different_circumstances_are_not_merged():
+    c, d = pt.bscalars("c", "d")
+    x = pt.dvector("x")
+    first = ifelse(c, Counted("a")(x), x)  # needed only when d holds
+    second = ifelse(c, Counted("b")(x), x * 2)  # needed only when d does not
+    f = arignote.function([c, d, x], ifelse(d, first, second))
+    assert sum(isinstance(n.op, IfElse) for n in f.maker.fgraph.apply_nodes) == 3
+    f(1, 1, np.ones(2))
+    assert Counted.calls == {"a": 1}
+    merged = arignote.function([c, x], first + second)
+    assert sum(isinstance(n.op, IfElse) for n in merged.maker.fgraph.apply_nodes) == 1

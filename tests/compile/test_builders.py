@@ -260,3 +260,13 @@ def test_bad_arguments_are_refused():
         op(x, y)
     with pytest.raises(TypeError):
         op(pt.dmatrix("m"))
+
+
+def test_results_of_earlier_calls_are_not_overwritten():
+    x = pt.dvector("x")
+    op = OpFromGraph([x], [pt.exp(x) * 2])
+    f = arignote.function([x], [op(x), op(x) + 1])
+    first = f(np.zeros(3))
+    f(np.ones(3))
+    np.testing.assert_allclose(first[0], [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(first[1], [3.0, 3.0, 3.0])
