@@ -382,6 +382,22 @@ def local_ifelse_constant_condition(fgraph, node):
     return chosen
 
 
+@register_rewrite("canonicalize", "fast_compile", "ifelse")
+@node_rewriter([IfElse])
+def local_ifelse_identical_branches(fgraph, node):
+    """ifelse(c, a, a) -> a: an output whose two branches are the same variable."""
+    then_values, else_values = _branches(node)
+    same = {
+        out: t
+        for out, t, e in zip(node.outputs, then_values, else_values)
+        if t is e and fgraph.clients.get(out)
+    }
+    if not same:
+        return None
+    copy_stack_trace(list(same), list(same.values()))
+    return same
+
+
 @register_rewrite("canonicalize", "ifelse")
 @node_rewriter([IfElse])
 def local_ifelse_same_condition_inside(fgraph, node):

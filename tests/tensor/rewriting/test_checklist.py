@@ -528,6 +528,12 @@ OTHER_ROWS += [
         lambda: ifelse(positive, x, pt.exp(y)),
     ),
     Row(
+        "ifelse with identical branches",
+        "local_ifelse_identical_branches",
+        lambda: ifelse(positive, [x, pt.exp(y)], [x, y]),
+        lambda: ifelse(positive, x, y),
+    ),
+    Row(
         "ifelse inside an ifelse on the same condition",
         "local_ifelse_same_condition_inside",
         lambda: ifelse(positive, ifelse(positive, x, y), pt.exp(x)),
