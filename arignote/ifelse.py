@@ -511,6 +511,20 @@ def _depends(node: Apply, on: Apply) -> bool:
     return any(v in targets for v in ancestors(node.inputs))
 
 
+@register_rewrite("inplace", "ifelse")
+@node_rewriter([IfElse])
+def cond_make_inplace(fgraph, node):
+    """ifelse(c, a, b) -> the same op returning ``a`` itself (a view) instead of a copy.
+
+    The output then aliases the then-branch value (``view_map``); the destroy handler keeps
+    later in-place work from overwriting memory that other nodes still read.
+    """
+    if node.op.as_view:
+        return None
+    op = IfElse(node.op.n_outs, as_view=True, name=node.op.name)
+    return op(*node.inputs, return_list=True)
+
+
 class _IfElseModule(types.ModuleType):
     """This module, callable as ``ifelse`` (PyTensor's ``pytensor.ifelse`` is the function)."""
 

@@ -357,3 +357,19 @@ def test_ifelses_needed_in_different_circumstances_are_not_merged():
     assert Counted.calls == {"a": 1}
     merged = arignote.function([c, x], first + second)
     assert sum(isinstance(n.op, IfElse) for n in merged.maker.fgraph.apply_nodes) == 1
+
+
+def test_fast_run_returns_the_then_value_as_a_view_without_corrupting_other_readers():
+    c = pt.bscalar("c")
+    x = pt.dvector("x")
+    e = pt.exp(x)
+    f = arignote.function([c, x], [ifelse(c, e, x) * 2, e.sum()])
+    (node,) = [n for n in f.maker.fgraph.apply_nodes if isinstance(n.op, IfElse)]
+    assert node.op.as_view and node.op.view_map == {0: [1]}
+    xv = np.array([0.0, 1.0])
+    doubled, total = f(1, xv)
+    np.testing.assert_allclose(doubled, 2 * np.exp(xv))
+    assert float(total) == pytest.approx(np.exp(xv).sum())
+    doubled, _ = f(0, xv)
+    np.testing.assert_allclose(doubled, 2 * xv)
+    np.testing.assert_allclose(xv, [0.0, 1.0])  # the input is intact

@@ -19,7 +19,7 @@ import pytest
 import arignote.tensor as pt
 from arignote.compile.builders import OpFromGraph
 from arignote.graph.rewriting.db import rewrites
-from arignote.ifelse import ifelse
+from arignote.ifelse import IfElse, ifelse
 from arignote.raise_op import assert_op
 from arignote.tensor.gradient_ops import zero_grad
 from arignote.tensor.math import _cast_elemwise
@@ -544,6 +544,13 @@ OTHER_ROWS += [
         "local_lift_ifelse_through_elemwise",
         lambda: pt.exp(ifelse(positive, x, y)) * 2,
         lambda: (lambda e: pt.exp(e) + e)(ifelse(positive, x, y)),  # e has two users
+    ),
+    Row(
+        "ifelse returns the then-branch value as a view",
+        "cond_make_inplace",
+        lambda: ifelse(positive, pt.exp(x), y),
+        lambda: IfElse(1, as_view=True)(positive, pt.exp(x), y),
+        INPLACE,
     ),
     Row(
         "merge ifelses on the same condition",
