@@ -373,3 +373,21 @@ def test_fast_run_returns_the_then_value_as_a_view_without_corrupting_other_read
     doubled, _ = f(0, xv)
     np.testing.assert_allclose(doubled, 2 * xv)
     np.testing.assert_allclose(xv, [0.0, 1.0])  # the input is intact
+
+
+def test_pickled_function_stays_lazy():
+    c = pt.bscalar("c")
+    x = pt.dvector("x")
+    f = arignote.function([c, x], ifelse(c, Counted("t")(x), Counted("e")(x) * 2))
+    g = pickle.loads(pickle.dumps(f))
+    np.testing.assert_allclose(g(0, np.ones(2)), [2.0, 2.0])
+    assert Counted.calls == {"e": 1}
+
+
+def test_ifelse_inside_an_opfromgraph_is_lazy_too():
+    c = pt.bscalar("c")
+    x = pt.dvector("x")
+    op = arignote.OpFromGraph([c, x], [ifelse(c, Counted("t")(x), Counted("e")(x) + 1)])
+    f = arignote.function([c, x], op(c, x) * 3)
+    np.testing.assert_allclose(f(1, np.ones(2)), [3.0, 3.0])
+    assert Counted.calls == {"t": 1}
