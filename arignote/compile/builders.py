@@ -361,6 +361,11 @@ def _evaluate(inputs: list[Variable], outputs: list[Variable], values: list) -> 
                 computed[var] = [True]
         storage.update({v: [None] for v in node.outputs})
         computed.update({v: [False] for v in node.outputs})
+        if type(node.op).perform is not Op.perform:  # (nested OpFromGraph: no compilation)
+            node.op.perform(
+                node, [storage[v][0] for v in node.inputs], [storage[v] for v in node.outputs]
+            )
+            continue
         thunk = node.op.make_thunk(node, storage, computed, no_recycling=[])
         while thunk():  # a lazy thunk asks again until its inputs (all computed) suffice
             pass
