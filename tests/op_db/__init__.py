@@ -11,6 +11,7 @@ import tests.op_db.extra_ops
 import tests.op_db.indexing
 import tests.op_db.join
 import tests.op_db.linalg
+import tests.op_db.mrg
 import tests.op_db.nnet
 import tests.op_db.pad
 import tests.op_db.pool
