@@ -150,8 +150,8 @@ class _TensorOperators:
             newshape = newshape[0]
         return reshape(self, newshape, ndim=ndim)
 
-    def flatten(self, ndim: int = 1) -> Variable:
-        return flatten(self, ndim)
+    def flatten(self, ndim: int = 1, outdim: int | None = None) -> Variable:
+        return flatten(self, ndim, outdim)
 
     def ravel(self) -> Variable:
         return flatten(self, 1)

@@ -15,6 +15,7 @@ import tests.op_db.mrg
 import tests.op_db.nnet
 import tests.op_db.pad
 import tests.op_db.pool
+import tests.op_db.printing
 import tests.op_db.products
 import tests.op_db.random
 import tests.op_db.reduction

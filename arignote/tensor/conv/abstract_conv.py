@@ -251,7 +251,7 @@ class AbstractConv_gradWeights(BaseAbstractConv):
         kshape = tuple(int(s) for s in sizes)
         args = (self._pads(kshape), self.subsample, self.filter_dilation, self.num_groups)
         dw = kernels.corr_grad_weights(img, topgrad, kshape, *args)
-        output_storage[0][0] = self._oriented(dw).astype(node.outputs[0].type.dtype)
+        output_storage[0][0] = self._oriented(dw).astype(node.outputs[0].type.dtype, copy=False)
 
     def infer_shape(self, fgraph, node, input_shapes):
         ishape, gshape = input_shapes[:2]
@@ -302,7 +302,7 @@ class AbstractConv_gradInputs(BaseAbstractConv):
         ishape = tuple(int(s) for s in sizes)
         args = (self._pads(kern.shape[2:]), self.subsample, self.filter_dilation, self.num_groups)
         dx = kernels.corr_grad_inputs(self._oriented(kern), topgrad, ishape, *args)
-        output_storage[0][0] = dx.astype(node.outputs[0].type.dtype)
+        output_storage[0][0] = dx.astype(node.outputs[0].type.dtype, copy=False)
 
     def infer_shape(self, fgraph, node, input_shapes):
         kshape, gshape = input_shapes[:2]

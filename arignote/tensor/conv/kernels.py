@@ -53,7 +53,9 @@ def _columns(x, kshape, pads, dilation, subsample, groups):
     out = patches.shape[2 : 2 + k]
     patches = patches.reshape(n, groups, c // groups, *out, *kshape)
     order = (1, 0, *range(3, 3 + k), 2, *range(3 + k, 3 + 2 * k))
-    cols = patches.transpose(order).reshape(groups, n * math.prod(out), -1)
+    # a copy in every case: a reshape of the window view can stay a view with overlapping
+    # strides, which BLAS cannot take (NumPy then falls back to a slow loop)
+    cols = np.ascontiguousarray(patches.transpose(order).reshape(groups, n * math.prod(out), -1))
     return cols, out
 
 
@@ -61,7 +63,15 @@ def _topgrad_matrix(gy: np.ndarray, groups: int) -> np.ndarray:
     """``(groups, F/groups, N * prod(out))`` view of the output cotangent."""
     n, f = gy.shape[:2]
     grouped = gy.reshape(n, groups, f // groups, -1)
-    return grouped.transpose(1, 2, 0, 3).reshape(groups, f // groups, -1)
+    return np.ascontiguousarray(grouped.transpose(1, 2, 0, 3).reshape(groups, f // groups, -1))
+
+
+def _group_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a[g] @ b[g]`` for each group, one 2-D product each: NumPy's stacked ``matmul`` does
+    not always reach BLAS (measured 1000x slower on im2col shapes), its 2-D ``@`` does."""
+    if len(a) == 1:
+        return (a[0] @ b[0])[None]
+    return np.stack([a[g] @ b[g] for g in range(len(a))])
 
 
 def corr(x, w, pads, subsample, dilation, groups) -> np.ndarray:
@@ -69,7 +79,7 @@ def corr(x, w, pads, subsample, dilation, groups) -> np.ndarray:
     f, k = w.shape[0], w.ndim - 2
     cols, out = _columns(x, w.shape[2:], pads, dilation, subsample, groups)
     weights = w.reshape(groups, f // groups, -1).transpose(0, 2, 1)
-    result = np.matmul(cols, weights)  # (groups, N * prod(out), F/groups)
+    result = _group_matmul(cols, weights)  # (groups, N * prod(out), F/groups)
     result = result.reshape(groups, x.shape[0], *out, f // groups)
     order = (1, 0, 1 + k + 1, *range(2, 2 + k))
     return result.transpose(order).reshape(x.shape[0], f, *out)
@@ -78,7 +88,7 @@ def corr(x, w, pads, subsample, dilation, groups) -> np.ndarray:
 def corr_grad_weights(x, gy, kshape, pads, subsample, dilation, groups) -> np.ndarray:
     """The gradient of :func:`corr` with respect to its kernel: ``gy`` against the columns."""
     cols, _ = _columns(x, kshape, pads, dilation, subsample, groups)
-    dw = np.matmul(_topgrad_matrix(gy, groups), cols)  # (groups, F/groups, C/groups * K)
+    dw = _group_matmul(_topgrad_matrix(gy, groups), cols)  # (groups, F/groups, C/groups * K)
     return dw.reshape(gy.shape[1], x.shape[1] // groups, *kshape)
 
 
@@ -91,10 +101,12 @@ def corr_grad_inputs(w, gy, ishape, pads, subsample, dilation, groups) -> np.nda
     n, f, k = gy.shape[0], w.shape[0], w.ndim - 2
     kshape, out = w.shape[2:], gy.shape[2:]
     weights = w.reshape(groups, f // groups, -1)
-    dcols = np.matmul(_topgrad_matrix(gy, groups).transpose(0, 2, 1), weights)
+    dcols = _group_matmul(_topgrad_matrix(gy, groups).transpose(0, 2, 1), weights)
     cg = w.shape[1]
     dcols = dcols.reshape(groups, n, *out, cg, *kshape)
-    dcols = dcols.transpose(1, 0, 2 + k, *range(2, 2 + k), *range(3 + k, 3 + 2 * k))
+    # taps first, then (N, groups, C/groups, *out): each tap's block is contiguous
+    taps_first = (*range(3 + k, 3 + 2 * k), 1, 0, 2 + k, *range(2, 2 + k))
+    dcols = np.ascontiguousarray(dcols.transpose(taps_first))
     padded = [size + before + after for size, (before, after) in zip(ishape, pads)]
     dx = np.zeros((n, groups, cg, *padded), dtype=np.result_type(w, gy))
     for tap in itertools.product(*(range(t) for t in kshape)):
@@ -102,6 +114,6 @@ def corr_grad_inputs(w, gy, ishape, pads, subsample, dilation, groups) -> np.nda
             slice(t * d, t * d + s * (o - 1) + 1, s)
             for t, d, s, o in zip(tap, dilation, subsample, out)
         )
-        dx[(Ellipsis, *where)] += dcols[(Ellipsis, *tap)]
+        dx[(Ellipsis, *where)] += dcols[tap]
     crop = tuple(slice(before, before + size) for size, (before, _) in zip(ishape, pads))
     return dx.reshape(n, groups * cg, *padded)[(slice(None), slice(None), *crop)]

@@ -14,6 +14,7 @@ from arignote.graph.basic import Variable
 from arignote.tensor import math as tm
 from arignote.tensor.alloc import arange
 from arignote.tensor.basic import as_tensor_variable
+from arignote.tensor.products import dot, tensordot
 from arignote.tensor.reduction import argmax
 from arignote.tensor.reduction import sum as tsum
 from arignote.tensor.special import Softmax, log_softmax, softmax
@@ -158,6 +159,53 @@ def crossentropy_softmax_max_and_argmax_1hot(x: Any, y_idx: Any) -> tuple:
     return nll, sm, x.max(axis=-1), argmax(x, axis=-1)
 
 
+def h_softmax(
+    x: Any,
+    batch_size: Any,
+    n_outputs: int,
+    n_classes: int,
+    n_outputs_per_class: int,
+    W1: Any,
+    b1: Any,
+    W2: Any,
+    b2: Any,
+    target: Any = None,
+) -> Variable:
+    """The two-level hierarchical softmax: ``P(output) = P(class) P(output | class)``.
+
+    Parameters
+    ----------
+    x : matrix (batch_size, n_hidden)
+    batch_size : int or scalar
+    n_outputs, n_classes, n_outputs_per_class : int
+        Outputs are numbered class by class; ``n_classes * n_outputs_per_class >= n_outputs``.
+    W1, b1 : (n_hidden, n_classes), (n_classes,)
+        The class layer.
+    W2, b2 : (n_classes, n_hidden, n_outputs_per_class), (n_classes, n_outputs_per_class)
+        One output layer per class.
+    target : int vector, optional
+        When given, only the probability of each row's target is computed.
+
+    Returns
+    -------
+    TensorVariable
+        ``(batch_size, n_outputs)`` probabilities, or ``(batch_size,)`` for ``target``.
+    """
+    x = as_tensor_variable(x)
+    class_probs = nnet_softmax(dot(x, W1) + b1)
+    if target is None:
+        scores = tensordot(x, W2, axes=[[1], [1]]) + b2  # (batch, class, output in class)
+        within = nnet_softmax(scores)
+        joint = class_probs.dimshuffle(0, 1, "x") * within
+        return joint.reshape((batch_size, n_classes * n_outputs_per_class))[:, :n_outputs]
+    target = as_tensor_variable(target)
+    rows = _rows(x)
+    classes, positions = target // n_outputs_per_class, target % n_outputs_per_class
+    W2, b2 = as_tensor_variable(W2), as_tensor_variable(b2)
+    scores = tsum(x.dimshuffle(0, 1, "x") * W2[classes], axis=1) + b2[classes]
+    return class_probs[rows, classes] * nnet_softmax(scores)[rows, positions]
+
+
 __all__ = [
     "binary_crossentropy",
     "categorical_crossentropy",
@@ -167,6 +215,7 @@ __all__ = [
     "crossentropy_softmax_argmax_1hot_with_bias",
     "crossentropy_softmax_max_and_argmax_1hot",
     "elu",
+    "h_softmax",
     "hard_sigmoid",
     "logsoftmax",
     "relu",

@@ -32,13 +32,16 @@ def _lengths(shape, ws, stride, pad, ignore_border):
 
 
 def _extended(x, ws, stride, pad, out, fill):
-    """``x`` zero-padded by ``pad`` and filled with ``fill`` up to the end of the last window."""
+    """``x`` zero-padded by ``pad`` and filled with ``fill`` up to the end of the last window
+    (``x`` itself when neither is needed)."""
     nd = len(ws)
     lead = x.shape[: x.ndim - nd]
     ext = [
         max((o - 1) * s + w, n + 2 * p)
         for o, s, w, n, p in zip(out, stride, ws, x.shape[-nd:], pad)
     ]
+    if not any(pad) and tuple(ext) == x.shape[-nd:]:
+        return x
     full = np.full((*lead, *ext), fill, dtype=x.dtype)
     full[(Ellipsis, *[slice(0, n + 2 * p) for n, p in zip(x.shape[-nd:], pad)])] = 0
     full[(Ellipsis, *[slice(p, p + n) for n, p in zip(x.shape[-nd:], pad)])] = x
@@ -65,25 +68,37 @@ def window_counts(shape, ws, stride, pad, ignore_border, include_pad):
     return _windows(xe, ws, stride, out).sum(axis=tuple(range(-nd, 0)))
 
 
-def pool(x, ws, stride, pad, ignore_border, mode):
-    nd = len(ws)
-    out = _lengths(x.shape[-nd:], ws, stride, pad, ignore_border)
-    fill = -np.inf if mode == "max" and x.dtype.kind == "f" else 0
-    windows = _windows(_extended(x, ws, stride, pad, out, fill), ws, stride, out)
-    axes = tuple(range(-nd, 0))
-    if mode == "max":
-        return windows.max(axis=axes)
-    total = windows.sum(axis=axes)
-    if mode == "sum":
-        return total
-    counts = window_counts(x.shape[-nd:], ws, stride, pad, ignore_border, mode == "average_inc_pad")
-    return total / counts
+def max_fill(dtype) -> float | int:
+    """The value that never wins a maximum: -inf, or the smallest integer of ``dtype``."""
+    dtype = np.dtype(dtype)
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min if dtype.kind in "iu" else False
 
 
 def _taps(ws, stride, out):
     """For each window offset, the strided slice of the extended array it reads."""
     for tap in itertools.product(*(range(w) for w in ws)):
         yield tuple(slice(t, t + (o - 1) * s + 1, s) for t, s, o in zip(tap, stride, out))
+
+
+def pool(x, ws, stride, pad, ignore_border, mode):
+    """Pooled values: the windows combined one tap at a time (a strided slice per window
+    offset, reduced with ``maximum`` or ``add`` in place: faster than reducing a window view)."""
+    nd = len(ws)
+    out = _lengths(x.shape[-nd:], ws, stride, pad, ignore_border)
+    fill = max_fill(x.dtype) if mode == "max" else 0
+    xe = _extended(x, ws, stride, pad, out, fill)
+    combine = np.maximum if mode == "max" else np.add
+    taps = _taps(ws, stride, out)
+    result = np.array(
+        xe[(Ellipsis, *next(taps))],
+        dtype=np.result_type(x.dtype, np.float64) if mode.startswith("average") else x.dtype,
+    )
+    for where in taps:
+        combine(result, xe[(Ellipsis, *where)], out=result)
+    if mode in ("max", "sum"):
+        return result
+    counts = window_counts(x.shape[-nd:], ws, stride, pad, ignore_border, mode == "average_inc_pad")
+    return result / counts
 
 
 def _cropped(gxe, x_shape, pad):
@@ -95,7 +110,7 @@ def max_pool_grad(x, maxout, gz, ws, stride, pad, ignore_border):
     """Each window's gradient goes to the positions that hold its maximum (to all of them on
     ties, as in Theano)."""
     out = maxout.shape[-len(ws) :]
-    xe = _extended(x, ws, stride, pad, out, -np.inf if x.dtype.kind == "f" else 0)
+    xe = _extended(x, ws, stride, pad, out, max_fill(x.dtype))
     gxe = np.zeros(xe.shape, dtype=gz.dtype)
     for where in _taps(ws, stride, out):
         gxe[(Ellipsis, *where)] += np.where(xe[(Ellipsis, *where)] == maxout, gz, 0)
@@ -106,7 +121,7 @@ def max_pool_grad_grad(x, maxout, ggx, ws, stride, pad, ignore_border):
     """The adjoint of :func:`max_pool_grad` in ``gz``: each window sums ``ggx`` over the
     positions that hold its maximum."""
     out = maxout.shape[-len(ws) :]
-    xe = _extended(x, ws, stride, pad, out, -np.inf if x.dtype.kind == "f" else 0)
+    xe = _extended(x, ws, stride, pad, out, max_fill(x.dtype))
     ggxe = _extended(ggx, ws, stride, pad, out, 0)
     ggz = np.zeros(maxout.shape, dtype=ggx.dtype)
     for where in _taps(ws, stride, out):

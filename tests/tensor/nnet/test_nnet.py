@@ -109,3 +109,24 @@ def test_log_of_nnet_softmax_compiles_to_log_softmax():
     x = pt.dmatrix("x")
     fn = arignote.function([x], pt.log(nnet.softmax(x)))
     assert LogSoftmax in _ops(fn) and Softmax not in _ops(fn)
+
+
+def test_h_softmax_against_numpy(rng):
+    batch, hidden, n_classes, per_class, n_outputs = 4, 5, 3, 4, 10
+    x, target = pt.dmatrix("x"), pt.lvector("t")
+    values = {
+        "W1": rng.normal(size=(hidden, n_classes)),
+        "b1": rng.normal(size=n_classes),
+        "W2": rng.normal(size=(n_classes, hidden, per_class)),
+        "b2": rng.normal(size=(n_classes, per_class)),
+    }
+    args = (batch, n_outputs, n_classes, per_class, *values.values())
+    full = nnet.h_softmax(x, *args)
+    picked = nnet.h_softmax(x, *args, target=target)
+    xv, tv = rng.normal(size=(batch, hidden)), np.array([0, 9, 5, 3])
+    got_full, got_picked = arignote.function([x, target], [full, picked])(xv, tv)
+    classes = sp.softmax(xv @ values["W1"] + values["b1"], axis=1)
+    within = sp.softmax(np.einsum("bh,chk->bck", xv, values["W2"]) + values["b2"], axis=2)
+    expected = (classes[:, :, None] * within).reshape(batch, -1)[:, :n_outputs]
+    np.testing.assert_allclose(got_full, expected)
+    np.testing.assert_allclose(got_picked, expected[np.arange(batch), tv])

@@ -1,5 +1,5 @@
-"""Theano's ``shared_randomstreams.RandomStreams`` and ``raw_random`` names over today's
-random variables."""
+"""Theano's old names and signatures: ``flatten(outdim=)``, and ``shared_randomstreams`` /
+``raw_random`` over today's random variables."""
 
 from __future__ import annotations
 
@@ -33,3 +33,30 @@ def test_raw_random_returns_the_next_state_and_the_draw():
     fn = arignote.function([], draw, updates=[(rng, next_rng)])
     np.testing.assert_allclose(fn(), np.ones(3))
     assert raw_random.RandomFunction is pt.random.RandomVariable
+
+
+def test_flatten_takes_theano_outdim(rng):
+    x = pt.dtensor4("x")
+    xv = rng.normal(size=(2, 3, 4, 5))
+    flat = arignote.function([x], [pt.flatten(x, outdim=2), x.flatten(outdim=3)])(xv)
+    np.testing.assert_array_equal(flat[0], xv.reshape(2, 60))
+    np.testing.assert_array_equal(flat[1], xv.reshape(2, 3, 20))
+
+
+def test_floatx_inputs_take_float64_data_with_allow_input_downcast():
+    with arignote.config.change_flags(floatX="float32"):
+        x = pt.matrix("x")  # floatX
+        w = arignote.shared(np.ones((3, 2), dtype=arignote.config.floatX))
+        fn = arignote.function([x], pt.dot(x, w), allow_input_downcast=True)
+    assert x.type.dtype == "float32"
+    out = fn(np.ones((4, 3)))  # float64 data, as Theano programs pass
+    assert out.dtype == np.float32 and np.all(out == 3.0)
+
+
+def test_grad_consider_constant_and_the_old_casts():
+    x = pt.dscalar("x")
+    y = x**2
+    g = arignote.grad(y * x, x, consider_constant=[y])
+    assert arignote.function([x], g)(3.0) == 9.0  # y held constant: d(y x)/dx = y
+    clipped = pt.clip(pt.cast(x, "int32"), 0, 2)
+    assert arignote.function([x], clipped)(3.7) == 2
