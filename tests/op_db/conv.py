@@ -110,6 +110,34 @@ def _conv3d_samples(rng):
     ]
 
 
+# -- unshared kernels: one per output position ---------------------------------------------------
+
+
+def _unshared_reference(x, w, border_mode="valid", subsample=(1, 1), filter_flip=True):
+    """A loop over output positions, each with its own kernel, through ``ss.correlate``."""
+    pads = _pads(border_mode, w.shape[-2:], (1, 1))
+    xp = np.pad(x, [(0, 0), (0, 0), *pads])
+    kernels = np.flip(w, (-2, -1)) if filter_flip else w
+    (kr, kc), (sr, sc) = w.shape[-2:], subsample
+    out = np.zeros((x.shape[0], w.shape[0], *w.shape[1:3]))
+    for i, j in np.ndindex(*w.shape[1:3]):
+        patch = xp[:, :, i * sr : i * sr + kr, j * sc : j * sc + kc]
+        for n, f in np.ndindex(x.shape[0], w.shape[0]):
+            out[n, f, i, j] = ss.correlate(patch[n], kernels[f, i, j], mode="valid").item()
+    return out
+
+
+def _unshared_samples(rng):
+    return [
+        Sample((rng.normal(size=(2, 3, 5, 4)), rng.normal(size=(2, 4, 3, 3, 2, 2))), name="valid"),
+        Sample(
+            (rng.normal(size=(1, 2, 5, 6)), rng.normal(size=(3, 3, 4, 2, 3, 2))),
+            {"border_mode": "half", "subsample": (2, 2), "filter_flip": False},
+            name="half-stride-corr",
+        ),
+    ]
+
+
 # -- the adjoints -------------------------------------------------------------------------------
 
 
@@ -254,6 +282,15 @@ def _transpose_ref(y, w, xs, input_dilation):
 
 register(
     _conv_entry("conv2d", 2, _conv2d_samples),
+    OpInfo(
+        "conv2d[unshared]",
+        lambda x, w, **kw: conv.conv2d(x, w, unshared=True, **kw),
+        _unshared_reference,
+        _unshared_samples,
+        dtypes=FLOAT_DTYPES,
+        op_class=conv.AbstractConv,
+        second_order=True,
+    ),
     _conv_entry("conv3d", 3, _conv3d_samples),
     OpInfo(
         "conv2d_grad_wrt_inputs",

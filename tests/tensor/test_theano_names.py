@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import arignote
 import arignote.tensor as pt
@@ -60,3 +61,15 @@ def test_grad_consider_constant_and_the_old_casts():
     assert arignote.function([x], g)(3.0) == 9.0  # y held constant: d(y x)/dx = y
     clipped = pt.clip(pt.cast(x, "int32"), 0, 2)
     assert arignote.function([x], clipped)(3.7) == 2
+
+
+def test_python_values_of_symbolic_variables_are_refused_with_the_fix():
+    x = pt.dmatrix("x")
+    with pytest.raises(TypeError, match="scan"):
+        range(x.shape[0])
+    with pytest.raises(TypeError, match="cast"):
+        int(x.shape[0])
+    with pytest.raises(TypeError, match="cast"):
+        float(x.sum())
+    with pytest.raises(TypeError, match="switch"):
+        bool(x.sum() > 0)

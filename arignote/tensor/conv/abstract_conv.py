@@ -94,8 +94,9 @@ def _static(value: Any) -> int | None:
 
 
 def _size_inputs(x: Variable, k: int) -> list[Variable]:
-    """The spatial lengths of ``x`` as 0-d integer variables (constants when static)."""
-    return [shape_i(x, 2 + i) for i in range(k)]
+    """The last ``k`` (spatial) lengths of ``x`` as 0-d integer variables (constants when
+    static); kernels, shared or not, end with their ``k`` tap lengths."""
+    return [shape_i(x, x.type.ndim - k + i) for i in range(k)]
 
 
 class BaseAbstractConv(Op):
@@ -108,6 +109,7 @@ class BaseAbstractConv(Op):
         "filter_flip",
         "filter_dilation",
         "num_groups",
+        "unshared",
     )
 
     def __init__(
@@ -118,6 +120,7 @@ class BaseAbstractConv(Op):
         filter_flip: bool = True,
         filter_dilation: Any = 1,
         num_groups: int = 1,
+        unshared: bool = False,
     ) -> None:
         if convdim < 1:
             raise ValueError(f"{type(self).__name__}: convdim must be >= 1, got {convdim}")
@@ -129,16 +132,30 @@ class BaseAbstractConv(Op):
         self.filter_flip = bool(filter_flip)
         self.filter_dilation = _int_tuple(filter_dilation, convdim, "filter_dilation")
         self.num_groups = int(num_groups)
+        self.unshared = bool(unshared)
+
+    # Kernels are (F, C/groups, *taps), or (F, *out, C/groups, *taps) when unshared.
+    def _kernel_ndim(self) -> int:
+        return self.convdim * (2 if self.unshared else 1) + 2
+
+    def _taps(self, kshape) -> tuple:
+        return tuple(kshape[-self.convdim :])
+
+    def _kernel_channels(self, kshape) -> Any:
+        return kshape[1 + self.convdim] if self.unshared else kshape[1]
+
+    def _kernel(self, value: Any) -> Variable:
+        return self._tensor(value, "the kernel", self._kernel_ndim())
 
     def _params(self) -> dict:
         return {name: getattr(self, name) for name in self.__props__}
 
-    def _tensor(self, value: Any, what: str) -> Variable:
+    def _tensor(self, value: Any, what: str, ndim: int | None = None) -> Variable:
         value = as_tensor_variable(value)
-        if value.type.ndim != self.convdim + 2:
+        ndim = self.convdim + 2 if ndim is None else ndim
+        if value.type.ndim != ndim:
             raise TypeError(
-                f"{type(self).__name__}: {what} must have {self.convdim + 2} dimensions, "
-                f"got {value.type}"
+                f"{type(self).__name__}: {what} must have {ndim} dimensions, got {value.type}"
             )
         if value.type.dtype not in continuous_dtypes:
             raise TypeError(
@@ -157,7 +174,7 @@ class BaseAbstractConv(Op):
         """The kernel that the correlation kernels see: spatially flipped for a convolution."""
         if not self.filter_flip:
             return kern
-        return kern[(slice(None), slice(None), *[slice(None, None, -1)] * self.convdim)]
+        return kern[(Ellipsis, *[slice(None, None, -1)] * self.convdim)]
 
     def _pads(self, kshape) -> tuple:
         return kernels.border_pads(self.border_mode, kshape, self.filter_dilation)
@@ -189,24 +206,31 @@ class AbstractConv(BaseAbstractConv):
     ``filter_flip`` is False)."""
 
     def make_node(self, img: Any, kern: Any) -> Apply:
-        img, kern = self._tensor(img, "the image"), self._tensor(kern, "the kernel")
+        img, kern = self._tensor(img, "the image"), self._kernel(kern)
         ishape, kshape = img.type.shape, kern.type.shape
-        self._check_groups(ishape[1], kshape[1], kshape[0])
-        spatial = self._output_lengths(ishape[2:], kshape[2:])
+        self._check_groups(ishape[1], self._kernel_channels(kshape), kshape[0])
+        spatial = self._output_lengths(ishape[2:], self._taps(kshape))
         dtype = upcast(img.type.dtype, kern.type.dtype)
         out = tensor_type(dtype, (ishape[0], kshape[0], *[_static(v) for v in spatial]))()
         return Apply(self, [img, kern], [out])
 
     def perform(self, node, inputs, output_storage):
         img, kern = inputs
-        self._check_groups(img.shape[1], kern.shape[1], kern.shape[0])
-        args = (self._pads(kern.shape[2:]), self.subsample, self.filter_dilation, self.num_groups)
-        out = kernels.corr(img, self._oriented(kern), *args)
+        self._check_groups(img.shape[1], self._kernel_channels(kern.shape), kern.shape[0])
+        args = (self._pads(self._taps(kern.shape)), self.subsample, self.filter_dilation)
+        corr = kernels.corr_unshared if self.unshared else kernels.corr
+        out = corr(img, self._oriented(kern), *args, self.num_groups)
+        positions = kern.shape[1 : 1 + self.convdim]
+        if self.unshared and positions != out.shape[2:]:
+            raise ValueError(
+                f"{type(self).__name__}: unshared kernels for positions {positions} "
+                f"do not match the output positions {out.shape[2:]}"
+            )
         output_storage[0][0] = out.astype(node.outputs[0].type.dtype, copy=False)
 
     def infer_shape(self, fgraph, node, input_shapes):
         ishape, kshape = input_shapes
-        return [(ishape[0], kshape[0], *self._output_lengths(ishape[2:], kshape[2:]))]
+        return [(ishape[0], kshape[0], *self._output_lengths(ishape[2:], self._taps(kshape)))]
 
     def grad(self, inputs, output_grads):
         img, kern = inputs
@@ -242,7 +266,8 @@ class AbstractConv_gradWeights(BaseAbstractConv):
         sizes = self._sizes(kernel_size)
         channels = img.type.shape[1]
         per_group = None if channels is None else channels // self.num_groups
-        shape = (topgrad.type.shape[1], per_group, *[static_int(s) for s in sizes])
+        positions = topgrad.type.shape[2:] if self.unshared else ()
+        shape = (topgrad.type.shape[1], *positions, per_group, *[static_int(s) for s in sizes])
         out = tensor_type(upcast(img.type.dtype, topgrad.type.dtype), shape)()
         return Apply(self, [img, topgrad, *sizes], [out])
 
@@ -250,12 +275,14 @@ class AbstractConv_gradWeights(BaseAbstractConv):
         img, topgrad, *sizes = inputs
         kshape = tuple(int(s) for s in sizes)
         args = (self._pads(kshape), self.subsample, self.filter_dilation, self.num_groups)
-        dw = kernels.corr_grad_weights(img, topgrad, kshape, *args)
+        grad = kernels.corr_unshared_grad_weights if self.unshared else kernels.corr_grad_weights
+        dw = grad(img, topgrad, kshape, *args)
         output_storage[0][0] = self._oriented(dw).astype(node.outputs[0].type.dtype, copy=False)
 
     def infer_shape(self, fgraph, node, input_shapes):
         ishape, gshape = input_shapes[:2]
-        return [(gshape[1], ishape[1] // self.num_groups, *node.inputs[2:])]
+        positions = gshape[2:] if self.unshared else ()
+        return [(gshape[1], *positions, ishape[1] // self.num_groups, *node.inputs[2:])]
 
     def connection_pattern(self, node):
         return [[True], [True]] + [[False]] * self.convdim
@@ -286,12 +313,9 @@ class AbstractConv_gradInputs(BaseAbstractConv):
     ``gradInputs(kern, topgrad, *image_size)`` (also the transposed convolution)."""
 
     def make_node(self, kern: Any, topgrad: Any, *image_size: Any) -> Apply:
-        kern, topgrad = (
-            self._tensor(kern, "the kernel"),
-            self._tensor(topgrad, "the output gradient"),
-        )
+        kern, topgrad = self._kernel(kern), self._tensor(topgrad, "the output gradient")
         sizes = self._sizes(image_size)
-        kc = kern.type.shape[1]
+        kc = self._kernel_channels(kern.type.shape)
         channels = None if kc is None else kc * self.num_groups
         shape = (topgrad.type.shape[0], channels, *[static_int(s) for s in sizes])
         out = tensor_type(upcast(kern.type.dtype, topgrad.type.dtype), shape)()
@@ -300,13 +324,14 @@ class AbstractConv_gradInputs(BaseAbstractConv):
     def perform(self, node, inputs, output_storage):
         kern, topgrad, *sizes = inputs
         ishape = tuple(int(s) for s in sizes)
-        args = (self._pads(kern.shape[2:]), self.subsample, self.filter_dilation, self.num_groups)
-        dx = kernels.corr_grad_inputs(self._oriented(kern), topgrad, ishape, *args)
+        args = (self._pads(self._taps(kern.shape)), self.subsample, self.filter_dilation)
+        grad = kernels.corr_unshared_grad_inputs if self.unshared else kernels.corr_grad_inputs
+        dx = grad(self._oriented(kern), topgrad, ishape, *args, self.num_groups)
         output_storage[0][0] = dx.astype(node.outputs[0].type.dtype, copy=False)
 
     def infer_shape(self, fgraph, node, input_shapes):
         kshape, gshape = input_shapes[:2]
-        return [(gshape[0], kshape[1] * self.num_groups, *node.inputs[2:])]
+        return [(gshape[0], self._kernel_channels(kshape) * self.num_groups, *node.inputs[2:])]
 
     def connection_pattern(self, node):
         return [[True], [True]] + [[False]] * self.convdim
@@ -339,14 +364,6 @@ def _hinted(x: Any, shape: Any) -> Variable:
     if shape is None:
         return x
     return specify_shape(x, [None if s is None else int(s) for s in shape])
-
-
-def _refuse_unshared(unshared: bool) -> None:
-    if unshared:
-        raise ValueError(
-            "unshared=True (a separate kernel per output position) is not supported: use "
-            "images2neibs and a per-position dot, or shared kernels"
-        )
 
 
 def conv2d(
@@ -384,17 +401,17 @@ def conv2d(
     num_groups : int, optional
         Channels split into groups convolved separately.
     unshared : bool, optional
-        Must be False (refused with a ValueError).
+        True for a separate filter per output position: ``filters`` is then
+        ``(out_channels, out_rows, out_columns, channels / num_groups, rows, columns)``.
 
     Returns
     -------
     TensorVariable
         ``(batch, out_channels, out_rows, out_columns)``.
     """
-    _refuse_unshared(unshared)
     input = _hinted(input, input_shape if input_shape is not None else image_shape)
     filters = _hinted(filters, filter_shape)
-    op = AbstractConv(2, border_mode, subsample, filter_flip, filter_dilation, num_groups)
+    op = AbstractConv(2, border_mode, subsample, filter_flip, filter_dilation, num_groups, unshared)
     return op(input, filters)
 
 
@@ -435,11 +452,12 @@ def conv2d_grad_wrt_inputs(
     filter_flip: bool = True,
     filter_dilation: Any = (1, 1),
     num_groups: int = 1,
+    unshared: bool = False,
 ) -> Variable:
     """The gradient of :func:`conv2d` with respect to its input, for an input of shape
     ``input_shape`` (whose last two entries are needed)."""
     op = AbstractConv_gradInputs(
-        2, border_mode, subsample, filter_flip, filter_dilation, num_groups
+        2, border_mode, subsample, filter_flip, filter_dilation, num_groups, unshared
     )
     return op(_hinted(filters, filter_shape), output_grad, *_spatial_sizes(input_shape, 2))
 
@@ -454,11 +472,12 @@ def conv2d_grad_wrt_weights(
     filter_flip: bool = True,
     filter_dilation: Any = (1, 1),
     num_groups: int = 1,
+    unshared: bool = False,
 ) -> Variable:
     """The gradient of :func:`conv2d` with respect to its filters, of shape ``filter_shape``
     (whose last two entries are needed)."""
     op = AbstractConv_gradWeights(
-        2, border_mode, subsample, filter_flip, filter_dilation, num_groups
+        2, border_mode, subsample, filter_flip, filter_dilation, num_groups, unshared
     )
     return op(_hinted(input, input_shape), output_grad, *_spatial_sizes(filter_shape, 2))
 

@@ -93,22 +93,26 @@ def corr_grad_weights(x, gy, kshape, pads, subsample, dilation, groups) -> np.nd
 
 
 def corr_grad_inputs(w, gy, ishape, pads, subsample, dilation, groups) -> np.ndarray:
-    """The gradient of :func:`corr` with respect to its input (col2im of ``w^T gy``).
+    """The gradient of :func:`corr` with respect to its input (col2im of ``w^T gy``)."""
+    f = w.shape[0]
+    weights = w.reshape(groups, f // groups, -1)
+    dcols = _group_matmul(_topgrad_matrix(gy, groups).transpose(0, 2, 1), weights)
+    return _col2im(dcols, gy.shape, w.shape[1], w.shape[2:], ishape, pads, subsample, dilation)
+
+
+def _col2im(dcols, gshape, cg, kshape, ishape, pads, subsample, dilation) -> np.ndarray:
+    """Scatter-add columns ``(groups, N * prod(out), C/groups * prod(kernel))`` back to images.
 
     Each kernel tap ``t`` sends the output positions to input positions ``o * s + t * d``,
     distinct for one tap, so the scatter is one strided ``+=`` per tap.
     """
-    n, f, k = gy.shape[0], w.shape[0], w.ndim - 2
-    kshape, out = w.shape[2:], gy.shape[2:]
-    weights = w.reshape(groups, f // groups, -1)
-    dcols = _group_matmul(_topgrad_matrix(gy, groups).transpose(0, 2, 1), weights)
-    cg = w.shape[1]
+    n, out, k, groups = gshape[0], gshape[2:], len(kshape), len(dcols)
     dcols = dcols.reshape(groups, n, *out, cg, *kshape)
     # taps first, then (N, groups, C/groups, *out): each tap's block is contiguous
     taps_first = (*range(3 + k, 3 + 2 * k), 1, 0, 2 + k, *range(2, 2 + k))
     dcols = np.ascontiguousarray(dcols.transpose(taps_first))
     padded = [size + before + after for size, (before, after) in zip(ishape, pads)]
-    dx = np.zeros((n, groups, cg, *padded), dtype=np.result_type(w, gy))
+    dx = np.zeros((n, groups, cg, *padded), dtype=dcols.dtype)
     for tap in itertools.product(*(range(t) for t in kshape)):
         where = tuple(
             slice(t * d, t * d + s * (o - 1) + 1, s)
@@ -117,3 +121,44 @@ def corr_grad_inputs(w, gy, ishape, pads, subsample, dilation, groups) -> np.nda
         dx[(Ellipsis, *where)] += dcols[tap]
     crop = tuple(slice(before, before + size) for size, (before, _) in zip(ishape, pads))
     return dx.reshape(n, groups * cg, *padded)[(slice(None), slice(None), *crop)]
+
+
+# -- unshared kernels: one kernel per output position, ``(F, *out, C/groups, *kernel)`` ----------
+
+
+def _unshared_weights(w: np.ndarray, groups: int, k: int) -> np.ndarray:
+    """``(groups, F/groups, prod(out), C/groups * prod(kernel))`` view of unshared kernels."""
+    out = w.shape[1 : 1 + k]
+    return w.reshape(groups, w.shape[0] // groups, math.prod(out), -1)
+
+
+def _topgrad_positions(gy: np.ndarray, groups: int) -> np.ndarray:
+    """``(N, groups, F/groups, prod(out))`` view of the output cotangent."""
+    return gy.reshape(gy.shape[0], groups, gy.shape[1] // groups, -1)
+
+
+def corr_unshared(x, w, pads, subsample, dilation, groups) -> np.ndarray:
+    """:func:`corr` with a separate kernel ``w[f, o]`` for each output position ``o``."""
+    k = (w.ndim - 2) // 2
+    cols, out = _columns(x, w.shape[-k:], pads, dilation, subsample, groups)
+    cols = cols.reshape(groups, x.shape[0], math.prod(out), -1)
+    result = np.einsum("gnpq,gfpq->ngfp", cols, _unshared_weights(w, groups, k), optimize=True)
+    return result.reshape(x.shape[0], w.shape[0], *out)
+
+
+def corr_unshared_grad_weights(x, gy, kshape, pads, subsample, dilation, groups) -> np.ndarray:
+    """The gradient of :func:`corr_unshared` with respect to its kernels."""
+    cols, out = _columns(x, kshape, pads, dilation, subsample, groups)
+    cols = cols.reshape(groups, x.shape[0], math.prod(out), -1)
+    dw = np.einsum("ngfp,gnpq->gfpq", _topgrad_positions(gy, groups), cols, optimize=True)
+    return dw.reshape(gy.shape[1], *out, x.shape[1] // groups, *kshape)
+
+
+def corr_unshared_grad_inputs(w, gy, ishape, pads, subsample, dilation, groups) -> np.ndarray:
+    """The gradient of :func:`corr_unshared` with respect to its input."""
+    k = (w.ndim - 2) // 2
+    weights = _unshared_weights(w, groups, k)
+    dcols = np.einsum("ngfp,gfpq->gnpq", _topgrad_positions(gy, groups), weights, optimize=True)
+    dcols = dcols.reshape(groups, -1, dcols.shape[-1])
+    cg = w.shape[1 + k]
+    return _col2im(dcols, gy.shape, cg, w.shape[-k:], ishape, pads, subsample, dilation)

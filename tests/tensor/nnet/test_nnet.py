@@ -93,9 +93,16 @@ def test_old_conv_signature_matches_the_new_one(rng):
         nnet.conv.conv2d(x, w, border_mode="half")
 
 
-def test_unshared_convolution_is_refused_with_a_reason():
-    with pytest.raises(ValueError, match="unshared"):
-        nnet.conv2d(pt.dtensor4(), pt.dtensor4(), unshared=True)
+def test_unshared_convolution_checks_its_kernel_positions(rng):
+    x, w = pt.dtensor4("x"), pt.tensor("w", dtype="float64", shape=(None,) * 6)
+    y = nnet.conv2d(x, w, unshared=True)
+    fn = arignote.function([x, w], y)
+    xv = rng.normal(size=(1, 2, 5, 4))
+    assert fn(xv, rng.normal(size=(3, 4, 3, 2, 2, 2))).shape == (1, 3, 4, 3)
+    with pytest.raises(ValueError, match="positions"):
+        fn(xv, rng.normal(size=(3, 2, 2, 2, 2, 2)))
+    with pytest.raises(TypeError, match="6 dimensions"):
+        nnet.conv2d(x, pt.dtensor4(), unshared=True)
 
 
 def test_truth_value_of_a_symbolic_variable_names_the_fix():
