@@ -12,6 +12,7 @@ from arignote import (
     compile,
     gradient,
     printing,
+    sandbox,  # Theano's sandbox.rng_mrg, reachable after `import arignote as theano`
     tensor,
 )
 from arignote.compile import In, Mode, Out, function, get_mode, shared

@@ -195,3 +195,17 @@ register(
         ],
     ),
 )
+
+
+# -- Theano's extra_ops.to_one_hot ------------------------------------------------------------
+
+register(
+    OpInfo(
+        "to_one_hot",
+        lambda y, n: pt.extra_ops.to_one_hot(y, n),
+        lambda y, n: np.eye(n)[y],
+        lambda rng: [Sample((rng.integers(0, 5, size=7), 5), name="vector", static=(1,))],
+        grad=False,
+        rop=False,
+    )
+)

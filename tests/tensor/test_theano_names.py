@@ -8,7 +8,7 @@ import pytest
 
 import arignote
 import arignote.tensor as pt
-from arignote.tensor import raw_random
+from arignote.tensor import extra_ops, raw_random
 from arignote.tensor.shared_randomstreams import RandomStreams
 
 
@@ -73,3 +73,9 @@ def test_python_values_of_symbolic_variables_are_refused_with_the_fix():
         float(x.sum())
     with pytest.raises(TypeError, match="switch"):
         bool(x.sum() > 0)
+
+
+def test_extra_ops_keeps_theano_names():
+    assert extra_ops.squeeze is pt.squeeze and extra_ops.bincount is pt.bincount
+    with pytest.raises(TypeError, match="integer vector"):
+        extra_ops.to_one_hot(pt.dvector(), 3)
