@@ -14,6 +14,7 @@ from arignote import (
     ifelse,  # the module, callable like PyTensor's ``pytensor.ifelse``
     printing,
     raise_op,
+    sandbox,  # Theano's sandbox.rng_mrg, reachable after `import arignote as theano`
     tensor,
 )
 from arignote.compile import In, Mode, OpFromGraph, Out, function, get_mode, shared

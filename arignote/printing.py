@@ -9,8 +9,9 @@ from typing import Any, TextIO
 
 from arignote.graph.basic import Apply, Constant, Variable, io_toposort
 from arignote.graph.fg import FunctionGraph
-from arignote.graph.op import HasInnerGraph
+from arignote.graph.op import HasInnerGraph, Op
 from arignote.scalar.basic import ScalarOp
+from arignote.tensor.basic import as_tensor_variable
 
 
 def _ids(kind: str):
@@ -333,4 +334,48 @@ def pydotprint(
     return outfile
 
 
-__all__: Sequence[str] = ["debugprint", "dprint", "graph_to_dot", "pprint", "pydotprint"]
+def _print_attributes(op: Print, value: Any) -> None:
+    """Theano's default action of :class:`Print`: ``message attr = value`` per attribute."""
+    for attr in op.attrs:
+        shown = getattr(value, attr)
+        print(op.message, attr, "=", shown() if callable(shown) else shown)
+
+
+class Print(Op):
+    """Theano's debugging identity: ``Print(message)(x)`` is ``x``, and computing it prints
+    ``message`` with the ``attrs`` of the value (``"__str__"``: the value itself; ``"shape"``).
+
+    ``global_fn(op, value)``, when given, is called instead of printing. The op is never
+    constant-folded (folding would print while compiling, once, instead of at each call).
+    """
+
+    __props__ = ("message", "attrs")
+    view_map = {0: [0]}
+
+    def __init__(self, message: str = "", attrs: Sequence[str] = ("__str__",), global_fn=None):
+        self.message = message
+        self.attrs = tuple(attrs)
+        self.global_fn = global_fn or _print_attributes
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        self.global_fn(self, inputs[0])
+        output_storage[0][0] = inputs[0]
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return input_shapes
+
+    def grad(self, inputs, output_grads):
+        return list(output_grads)  # the identity
+
+    def R_op(self, inputs, eval_points):
+        return list(eval_points)  # the identity
+
+    def do_constant_folding(self, fgraph, node) -> bool:
+        return False
+
+
+__all__: Sequence[str] = ["Print", "debugprint", "dprint", "graph_to_dot", "pprint", "pydotprint"]

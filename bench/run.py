@@ -40,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import arignote  # noqa: E402
 import arignote.tensor as pt  # noqa: E402
+from arignote.tensor.nnet import conv2d  # noqa: E402
+from arignote.tensor.signal.pool import pool_2d  # noqa: E402
 
 
 @dataclass
@@ -354,6 +356,79 @@ def workload_W8() -> Workload:
     return workload
 
 
+# -- W10: a LeNet training step (convolution and pooling with their gradients) -------------------
+
+
+def _w10_data():
+    rng = np.random.default_rng(10)
+    x = rng.normal(size=(64, 1, 28, 28))
+    labels = np.eye(10)[rng.integers(0, 10, size=64)]
+    params = [
+        rng.normal(scale=0.1, size=(20, 1, 5, 5)),
+        np.zeros(20),
+        rng.normal(scale=0.05, size=(50, 20, 5, 5)),
+        np.zeros(50),
+        rng.normal(scale=0.05, size=(800, 500)),
+        np.zeros(500),
+        rng.normal(scale=0.05, size=(500, 10)),
+        np.zeros(10),
+    ]
+    return x, labels, params
+
+
+def _w10_arignote(x, labels, params):
+    sym = [pt.dtensor4("x"), pt.dmatrix("t")] + [
+        pt.tensor(f"p{i}", dtype="float64", shape=(None,) * p.ndim) for i, p in enumerate(params)
+    ]
+    xs, ts, w1, b1, w2, b2, w3, b3, w4, b4 = sym
+
+    def block(h, w, b):
+        conv = conv2d(h, w, filter_flip=False)
+        return pt.tanh(pool_2d(conv, (2, 2), ignore_border=True) + b.dimshuffle("x", 0, "x", "x"))
+
+    h = block(block(xs, w1, b1), w2, b2).flatten(2)
+    h = pt.tanh(pt.dot(h, w3) + b3)
+    loss = -(ts * pt.special.log_softmax(pt.dot(h, w4) + b4, axis=1)).sum() / xs.shape[0]
+    f = arignote.function(sym, [loss, *arignote.grad(loss, sym[2:])])
+    return lambda: f(x, labels, *params)
+
+
+def _w10_jax(x, labels, params):
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    jax.config.update("jax_enable_x64", True)
+    dims = ("NCHW", "OIHW", "NCHW")
+
+    def block(h, w, b):
+        conv = lax.conv_general_dilated(h, w, (1, 1), "VALID", dimension_numbers=dims)
+        pooled = lax.reduce_window(conv, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+        return jnp.tanh(pooled + b[None, :, None, None])
+
+    def loss(ps, xv, tv):
+        w1, b1, w2, b2, w3, b3, w4, b4 = ps
+        h = block(block(xv, w1, b1), w2, b2).reshape(xv.shape[0], -1)
+        h = jnp.tanh(h @ w3 + b3)
+        return -(tv * jax.nn.log_softmax(h @ w4 + b4, axis=1)).sum() / xv.shape[0]
+
+    step = jax.jit(lambda ps, xv, tv: [loss(ps, xv, tv), *jax.grad(loss)(ps, xv, tv)])
+    return lambda: jax.block_until_ready(step(params, x, labels))
+
+
+def workload_W10() -> Workload:
+    x, labels, params = _w10_data()
+    workload = Workload(
+        "W10 LeNet step (64x1x28x28; conv 5x5x20, pool, conv 5x5x50, pool, 500, 10), 9 outputs",
+        "ms",
+        reference="arignote",
+    )
+    workload.calls["arignote"] = _w10_arignote(x, labels, params)
+    if _have("jax"):
+        workload.calls["jax jit"] = _w10_jax(x, labels, params)
+    return workload
+
+
 WORKLOADS: dict[str, Callable[[], Workload]] = {
     "W1": workload_W1,
     "W1v": workload_W1v,
@@ -361,6 +436,7 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
     "W3": workload_W3,
     "W4": workload_W4,
     "W8": workload_W8,
+    "W10": workload_W10,
 }
 
 
