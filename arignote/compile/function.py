@@ -397,22 +397,18 @@ class FunctionMaker:
 
     # -- creating functions ------------------------------------------------------------------
 
-    def create(
-        self, input_storage: list[Container] | None = None, storage_map: dict | None = None
-    ) -> Function:
+    def create(self, input_storage: list[Container] | None = None) -> Function:
         """A new Function over this graph, with the given input containers (or fresh ones)."""
         start = time.perf_counter()
         containers = input_storage or [self._container(inp) for inp in self.inputs]
         with linking_with(self.mode):
-            vm, _, output_cells, thunks, order = self.linker.make_thunk(
-                input_storage=[c.storage for c in containers], storage_map=storage_map
-            )
+            runner = self.linker.make_runner()
         self.timings["link"] = time.perf_counter() - start
         if self.profile is not None:
             self.profile.linker_time += self.timings["link"]
-            self.profile.nb_nodes = len(order)
+            self.profile.nb_nodes = len(runner.order)
         function_class = Function if self.profile is None else ProfiledFunction
-        return function_class(self, vm, containers, output_cells, thunks, order)
+        return function_class(self, runner, containers)
 
     def _container(self, inp: In) -> Container:
         if isinstance(inp.value, Container):

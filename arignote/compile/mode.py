@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -10,17 +10,9 @@ from typing import Any
 from arignote.compile.pipeline import make_pipeline
 from arignote.config import config
 from arignote.graph.rewriting.basic import GraphRewriter
-from arignote.link.basic import Linker
-from arignote.link.vm import VMLinker
-
-#: Linker factories by name; backends add theirs.
-LINKERS: dict[str, Callable[[], Linker]] = {
-    "vm": lambda: VMLinker(allow_gc=None),
-    "vm_nogc": lambda: VMLinker(allow_gc=False),
-    "cvm": lambda: VMLinker(allow_gc=None),  # accepted for compatibility: the Python VM
-    "py": lambda: VMLinker(allow_gc=False),
-}
-
+from arignote.link.basic import LINKERS, Linker, linker_named
+from arignote.link.basic import register_linker as register_linker  # re-exported
+from arignote.link.vm import VMLinker  # noqa: F401  (registers the built-in linkers)
 
 # The mode of the function whose graph is being linked now. Inner-graph ops (IndexMap, Scan,
 # IfElse, OpFromGraph) read it in ``make_thunk`` so that their inner graph is compiled once per
@@ -42,11 +34,6 @@ def linking_with(mode: Any) -> Iterator[None]:
         yield
     finally:
         _linking_mode.reset(token)
-
-
-def register_linker(name: str, factory: Callable[[], Linker]) -> None:
-    """Make ``Mode(linker=name)`` build its linker with ``factory``."""
-    LINKERS[name] = factory
 
 
 class Mode:
@@ -85,17 +72,22 @@ class Mode:
     def linker(self) -> Linker:
         """A fresh linker for one compilation."""
         if isinstance(self.linker_spec, Linker):
-            return (
-                self.linker_spec.clone() if hasattr(self.linker_spec, "clone") else self.linker_spec
-            )
-        return LINKERS[self.linker_spec]()
+            return self.linker_spec.clone()
+        return linker_named(self.linker_spec)
 
     @property
     def optimizer(self) -> GraphRewriter:
-        """The rewriter applied to the graph before linking."""
+        """The rewriter applied to the graph before linking.
+
+        The pipeline follows the linker's declaration: the rewrites it requires are included,
+        those it cannot take (``incompatible_rewrites``, e.g. in-place for JAX) excluded.
+        """
         if isinstance(self.optimizer_spec, GraphRewriter):
             return self.optimizer_spec
-        return make_pipeline(self.optimizer_spec, self.include, self.exclude, self.require)
+        linker = self.linker
+        include = self.include + tuple(linker.required_rewrites)
+        exclude = self.exclude + tuple(linker.incompatible_rewrites)
+        return make_pipeline(self.optimizer_spec, include, exclude, self.require)
 
     def fgraph_features(self) -> list:
         """Features attached to a function's graph before rewriting (none by default).

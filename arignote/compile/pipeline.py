@@ -8,6 +8,7 @@ rewrites by name or tag, include extra ones, or require a tag of every rewrite.
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -90,13 +91,30 @@ class Pipeline(SequentialGraphRewriter):
             return super().apply(fgraph)
 
 
+_pause_lock = threading.Lock()
+_pauses = 0  # compilations in progress that asked for the pause
+_resume = False  # whether the collector was enabled when the first of them began
+
+
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for a block (re-enabled after, if it was)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
+    """Pause Python's cyclic garbage collector while at least one compilation runs.
+
+    The collector is process-wide, so the pause is shared: concurrent (or nested)
+    compilations count themselves in, the first one pauses the collector only if it was
+    enabled, and the last one out re-enables it then. A collector the user disabled stays
+    disabled; reference counting frees memory meanwhile.
+    """
+    global _pauses, _resume
+    with _pause_lock:
+        if _pauses == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _pauses += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0 and _resume:
+                gc.enable()
