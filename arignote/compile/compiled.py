@@ -32,11 +32,13 @@ from __future__ import annotations
 import copy
 import threading
 import time
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
 from arignote.compile.aliasing import destroyed_inputs, protect_inputs
+from arignote.compile.entry import make_entry
 from arignote.compile.io import In, Out
 from arignote.compile.profiling import as_profile
 from arignote.graph.basic import Variable, clone_get_equiv
@@ -47,8 +49,6 @@ from arignote.graph.shared import Container, SharedVariable, describe_value
 STATE_LOCK = threading.RLock()
 #: Serializes the recording into ProfileStats objects (several functions may share one).
 PROFILE_LOCK = threading.Lock()
-
-_ndarray = np.ndarray
 
 
 class _Explicit:
@@ -114,10 +114,10 @@ class Function:
         self.runner = runner
         self.input_storage = containers
         self.name = maker.name
-        self.trust_input = False
         self.profile = maker.profile
         self._setup_arguments(maker, containers)
         self._setup_results(maker, containers)
+        self.trust_input = False
 
     @property
     def vm(self) -> Any:
@@ -177,25 +177,21 @@ class Function:
 
     # -- calling ------------------------------------------------------------------------------
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or len(args) != self._n_args or not self._fast_ok:
-            return self._call_general(args, kwargs)
-        if not self.trust_input:
-            for arg, (dtype, ndim) in zip(args, self._fast_specs):
-                if type(arg) is not _ndarray or arg.dtype is not dtype or arg.ndim != ndim:
-                    return self._call_general(args, kwargs)
-            if self._has_static:
-                self._check_static_shapes(args)
-        if self._implicit:
-            return self._run_with_state(list(args))
-        runner = self.runner
-        try:
-            outputs = runner.run(args)
-        except Exception as err:
-            runner.fail(err)
-        if self._kind == "single":
-            return outputs[0]
-        return self._package(outputs)
+    #: ``f(...)`` calls the function's entry point: a function generated for its signature by
+    #: :func:`make_entry` (the positional fast path, unrolled), falling back on
+    #: ``_call_general`` for anything unusual. Reading it through a C-level getter costs no
+    #: extra Python frame, and no class is made per function.
+    __call__ = property(attrgetter("_entry"), doc="Call the compiled function.")
+
+    @property
+    def trust_input(self) -> bool:
+        """Skip checking and converting positional arguments (the caller guarantees them)."""
+        return self._trusted
+
+    @trust_input.setter
+    def trust_input(self, value: bool) -> None:
+        self._trusted = bool(value)
+        self._entry = make_entry(self)
 
     def _call_general(self, args: tuple, kwargs: dict) -> Any:
         values = self._bind(args, kwargs)
