@@ -107,16 +107,19 @@ def generate_program(program: Program, steps: Sequence[Step]) -> GeneratedCode:
     """Straight-line code of the in-order loop::
 
         def run(inputs):
-            v0, v1 = inputs
-            o = [[None]]
-            k0(n1, [v0, v1], o)        # node 0: its kernel, its node, input values, cells
-            v2 = o[0][0]
+            v0, v1, = inputs
+            c0 = [None]                    # this call's output cells, shared by its nodes
+            o1 = [c0]
+            k0(n1, [v0, v1], o1)           # node 0: its kernel, its node, input values, cells
+            v2 = c0[0]
+            c0[0] = None                   # empty again for the next node
             ...
-            v2 = None                  # freed: no later node reads slot 2
+            v2 = None                      # freed: no later node reads slot 2
             return [v5]
 
-    Slot ``k`` is the local ``v<k>`` (a global for constants). The text depends only on the
-    graph's structure; kernels and nodes are globals of the generated code.
+    Slot ``k`` is the local ``v<k>`` (a global for constants), so all of a call's values
+    live in the generated function's frame. The text depends only on the graph's structure;
+    kernels and nodes are globals of the generated code.
     """
     code = CodeBuilder("<arignote VM>")
     for slot, value in program.constant_slots.items():
@@ -124,13 +127,19 @@ def generate_program(program: Program, steps: Sequence[Step]) -> GeneratedCode:
     code.line("def run(inputs):", 0)
     if program.n_inputs:
         code.line(", ".join(f"v{k}" for k in range(program.n_inputs)) + ", = inputs")
+    widest = max((len(step.outputs) for step in steps), default=0)
+    for j in range(widest):
+        code.line(f"c{j} = [None]")
+    for m in sorted({len(step.outputs) for step in steps}):
+        code.line(f"o{m} = [{', '.join(f'c{j}' for j in range(m))}]")
     for step in steps:
         code.mark(step.position)
-        code.line(f"o = [{', '.join('[None]' for _ in step.outputs)}]")
         args = ", ".join(f"v{slot}" for slot in step.inputs)
-        code.line(f"{code.name('k', step.kernel)}({code.name('n', step.node)}, [{args}], o)")
+        call = f"{code.name('k', step.kernel)}({code.name('n', step.node)}, [{args}], "
+        code.line(call + f"o{len(step.outputs)})")
         for j, slot in enumerate(step.outputs):
-            code.line(f"v{slot} = o[{j}][0]")
+            code.line(f"v{slot} = c{j}[0]")
+            code.line(f"c{j}[0] = None")
         for slot in step.free:
             code.line(f"v{slot} = None")
     code.line(f"return [{', '.join(f'v{slot}' for slot in program.output_slots)}]")
