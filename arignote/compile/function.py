@@ -401,7 +401,7 @@ class FunctionMaker:
         """A new Function over this graph, with the given input containers (or fresh ones)."""
         start = time.perf_counter()
         containers = input_storage or [self._container(inp) for inp in self.inputs]
-        with linking_with(self.mode):
+        with linking_with(self.mode, self.profile):
             runner = self.linker.make_runner()
         self.timings["link"] = time.perf_counter() - start
         if self.profile is not None:

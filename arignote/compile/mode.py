@@ -14,11 +14,13 @@ from arignote.link.basic import LINKERS, Linker, linker_named
 from arignote.link.basic import register_linker as register_linker  # re-exported
 from arignote.link.vm import VMLinker  # noqa: F401  (registers the built-in linkers)
 
-# The mode of the function whose graph is being linked now. Inner-graph ops (IndexMap, Scan,
-# IfElse, OpFromGraph) read it in ``make_thunk`` so that their inner graph is compiled once per
-# outer compiled function, by the outer function's mode (DebugMode, NanGuardMode and profiling
-# then reach inner graphs). A context variable, so concurrent compilations never see each other's.
+# The mode (and profile) of the function whose graph is being linked now. Inner-graph ops
+# (IndexMap, Scan, IfElse, OpFromGraph) read them in ``make_thunk`` so that their inner graph
+# is compiled once per outer compiled function, by the outer function's mode (DebugMode,
+# NanGuardMode and profiling then reach inner graphs). Context variables, so concurrent
+# compilations never see each other's.
 _linking_mode: ContextVar[Any] = ContextVar("arignote_linking_mode", default=None)
+_linking_profile: ContextVar[Any] = ContextVar("arignote_linking_profile", default=None)
 
 
 def linking_mode() -> Any:
@@ -26,14 +28,22 @@ def linking_mode() -> Any:
     return _linking_mode.get()
 
 
+def linking_profile() -> Any:
+    """The ``ProfileStats`` of the function being linked in this context (None: unprofiled)."""
+    return _linking_profile.get()
+
+
 @contextmanager
-def linking_with(mode: Any) -> Iterator[None]:
-    """Make ``mode`` the answer of :func:`linking_mode` for the duration of the block."""
-    token = _linking_mode.set(mode)
+def linking_with(mode: Any, profile: Any = None) -> Iterator[None]:
+    """Make ``mode`` and ``profile`` the answers of :func:`linking_mode` and
+    :func:`linking_profile` for the duration of the block."""
+    mode_token = _linking_mode.set(mode)
+    profile_token = _linking_profile.set(profile)
     try:
         yield
     finally:
-        _linking_mode.reset(token)
+        _linking_profile.reset(profile_token)
+        _linking_mode.reset(mode_token)
 
 
 class Mode:

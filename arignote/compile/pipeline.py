@@ -37,7 +37,7 @@ PIPELINES: dict[str, tuple[Phase, ...]] = {
         Phase("stabilize", "stabilize"),
         Phase("specialize", "specialize"),
         Phase("uncanonicalize", "uncanonicalize"),
-        Phase("fusion", "fusion"),  # linkers may drop or replace this phase
+        Phase("fusion", "fusion"),  # a linker may exclude it (Linker.incompatible_rewrites)
         Phase("inplace", "inplace"),
         Phase("final_merge"),
     ),

@@ -16,7 +16,7 @@ import numpy as np
 from arignote.autodiff import Rop, grad
 from arignote.autodiff.connection import graph_connection_pattern
 from arignote.compile import function
-from arignote.compile.mode import get_mode, linking_mode
+from arignote.compile.mode import get_mode, linking_mode, linking_profile
 from arignote.graph.basic import Apply, Constant, Variable, ancestors, clone, graph_inputs
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.grad_types import disconnected, is_disconnected, is_null
@@ -151,7 +151,11 @@ class IndexMap(Op, HasInnerGraph):
         from values alone: the linker runs it on each call's own frame (thread-safe).
         """
         mode = linking_mode() or get_mode(None)
-        inner = function(self._inputs, self._outputs, mode=mode, on_unused_input="ignore")
+        outer_profile = linking_profile()
+        profile = None if outer_profile is None else outer_profile.inner_profile(str(self))
+        inner = function(
+            self._inputs, self._outputs, mode=mode, profile=profile, on_unused_input="ignore"
+        )
         empty_shapes = self._empty_row_shapes_function(mode)
 
         def perform(node, inputs, output_storage):
