@@ -120,9 +120,17 @@ class Function:
         self.trust_input = False
 
     @property
-    def vm(self) -> Any:
-        """The runner (the name PyTensor code uses)."""
-        return self.runner
+    def vm(self) -> StorageCall:
+        """The storage-cell calling convention PyTensor code uses (see :class:`StorageCall`)."""
+        return StorageCall(self)
+
+    @property
+    def output_storage(self) -> list[list]:
+        """Cells receiving the outputs of ``f.vm()`` (one per graph output, updates included)."""
+        cells = self.__dict__.get("_output_cells")
+        if cells is None:
+            cells = self.__dict__["_output_cells"] = [[None] for _ in self.maker.fgraph.outputs]
+        return cells
 
     @property
     def order(self) -> list:
@@ -431,6 +439,23 @@ class Function:
 
     def __reduce__(self) -> tuple:
         return (_restore_function, (self.maker, self.input_storage, self.trust_input))
+
+
+class StorageCall:
+    """``f.vm()``: run the graph on the values in ``f.input_storage`` (containers, explicit
+    inputs included) and store every output in ``f.output_storage``, as PyTensor's inner
+    loops do. No update is applied. The cells are shared by every caller of this convention,
+    so unlike ``f(...)`` it is not safe to use from several threads at once.
+    """
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+
+    def __call__(self) -> None:
+        fn = self.fn
+        values = [container.storage[0] for container in fn.input_storage]
+        for cell, value in zip(fn.output_storage, fn._run(values)):
+            cell[0] = value
 
 
 class ProfiledFunction(Function):

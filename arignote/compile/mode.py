@@ -125,7 +125,21 @@ class Mode:
         return self._derive(require=self.require + tags)
 
     def clone(self, link_kwargs: dict | None = None, optimizer: Any = "", **kwargs: Any) -> Mode:
-        return self._derive(optimizer_spec=self.optimizer_spec if optimizer == "" else optimizer)
+        """This mode with another ``optimizer`` and/or linker options.
+
+        ``link_kwargs`` may hold ``allow_gc`` (the only option linkers share); anything else
+        is refused rather than silently ignored.
+        """
+        link_kwargs = dict(link_kwargs or {})
+        unknown = sorted(set(link_kwargs) - {"allow_gc"}) + sorted(kwargs)
+        if unknown:
+            raise TypeError(f"Mode.clone: unsupported options {unknown}")
+        changes: dict[str, Any] = {}
+        if optimizer != "":
+            changes["optimizer_spec"] = optimizer
+        if "allow_gc" in link_kwargs:
+            changes["linker_spec"] = self.linker.clone(allow_gc=link_kwargs["allow_gc"])
+        return self._derive(**changes)
 
     def __str__(self) -> str:
         return (

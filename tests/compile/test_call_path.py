@@ -119,3 +119,17 @@ def test_binding_agrees_with_python_semantics(case):
     full = [np.full(2, v) for v in values]
     np.testing.assert_allclose(f(*full), np.full(2, sum((k + 1) * v for k, v in enumerate(values))))
     np.testing.assert_allclose(f(*args, **kwargs), np.full(2, expected))
+
+
+def test_storage_call_convention_reads_containers_and_fills_output_cells(rng):
+    x = pt.dvector("x")
+    w = arignote.shared(np.float64(2.0), name="w")
+    f = function([x], [x * w, x.sum()])
+    value = rng.normal(size=3)
+    f.input_storage[0].storage[0] = value
+    f.vm()
+    np.testing.assert_allclose(f.output_storage[0][0], value * 2)
+    assert f.output_storage[1][0] == pytest.approx(value.sum())
+    w.set_value(np.float64(3.0))
+    f.vm()  # shared values are read at each run
+    np.testing.assert_allclose(f.output_storage[0][0], value * 3)

@@ -169,3 +169,16 @@ def test_config_linker_and_optimizer_drive_the_default_mode():
         assert get_mode(None) is FAST_RUN  # a named mode keeps its own pipeline
     with arignote.config.change_flags(linker="bogus"), pytest.raises(ValueError, match="linker"):
         function([x], out)
+
+
+def test_clone_honours_allow_gc_and_refuses_unknown_options():
+    x = pt.dvector("x")
+    nogc = Mode("vm").clone(link_kwargs={"allow_gc": False}, optimizer="fast_compile")
+    f = function([x], pt.exp(x) * 2 + 1, mode=nogc)
+    assert nogc.optimizer_spec == "fast_compile"
+    assert not any(step.free for step in f.runner.steps)
+    np.testing.assert_allclose(f(np.zeros(2)), [3.0, 3.0])
+    with pytest.raises(TypeError, match="unsupported options"):
+        Mode("vm").clone(link_kwargs={"impl": "debug"})
+    with pytest.raises(TypeError, match="unsupported options"):
+        Mode("vm").clone(message="x")
