@@ -51,6 +51,15 @@ STATE_LOCK = threading.RLock()
 PROFILE_LOCK = threading.Lock()
 
 
+class _EntryPoint(property):
+    """The type of ``Function.__call__``: a property whose C-level getter returns the
+    instance's entry point. Being callable itself, ``Function.__call__(f, ...)`` and
+    ``inspect.signature(f)`` work as for a method."""
+
+    def __call__(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn._entry(*args, **kwargs)
+
+
 class _Explicit:
     """What a call needs to know about one argument (an explicit input)."""
 
@@ -189,7 +198,7 @@ class Function:
     #: :func:`make_entry` (the positional fast path, unrolled), falling back on
     #: ``_call_general`` for anything unusual. Reading it through a C-level getter costs no
     #: extra Python frame, and no class is made per function.
-    __call__ = property(attrgetter("_entry"), doc="Call the compiled function.")
+    __call__ = _EntryPoint(attrgetter("_entry"), doc="Call the compiled function.")
 
     @property
     def trust_input(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import inspect
 import weakref
 
 import numpy as np
@@ -133,3 +134,11 @@ def test_storage_call_convention_reads_containers_and_fills_output_cells(rng):
     w.set_value(np.float64(3.0))
     f.vm()  # shared values are read at each run
     np.testing.assert_allclose(f.output_storage[0][0], value * 3)
+
+
+def test_function_call_is_introspectable_and_callable_through_the_class():
+    x = pt.dvector("x")
+    f = function([x], x + 1)
+    assert list(inspect.signature(f).parameters) == ["args", "kwargs"]
+    np.testing.assert_array_equal(Function.__call__(f, np.zeros(2)), [1.0, 1.0])
+    np.testing.assert_array_equal(f.__call__(np.zeros(2)), [1.0, 1.0])
