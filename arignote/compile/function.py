@@ -22,7 +22,6 @@ from arignote.compile.compiled import Function, ProfiledFunction
 from arignote.compile.io import In, Out
 from arignote.compile.mode import Mode, get_mode, linking_with
 from arignote.compile.pickling import flat_maker_state, restore_maker_state
-from arignote.compile.pipeline import gc_paused
 from arignote.compile.profiling import ProfileStats, as_profile
 from arignote.config import config
 from arignote.graph.basic import Constant, Variable, ancestors, clone_get_equiv
@@ -524,10 +523,7 @@ def function(
     roots = [o.variable for o in outs] + [inp.update for inp in own_updates]
     ins += _shared_inputs(roots, updates_by_target, no_default_updates, rebuild)
     _check_unused(ins, [o.variable for o in outs], on_unused_input or config.on_unused_input)
-    with gc_paused():  # compiling big graphs makes the collector rescan them again and again
-        maker = FunctionMaker(
-            ins, outs, mode, accept_inplace, name, profile_stats, keys, return_kind
-        )
-        fn = maker.create()
+    maker = FunctionMaker(ins, outs, mode, accept_inplace, name, profile_stats, keys, return_kind)
+    fn = maker.create()
     fn.trust_input = trust_input
     return fn
