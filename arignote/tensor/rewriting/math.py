@@ -116,7 +116,7 @@ register_patterns(("canonicalize", "unsafe"), CANONICALIZE_UNSAFE)
 
 def _creation_rank(var: Variable) -> int:
     """An order on variables that is stable while rewriting (creation order)."""
-    return int(var.auto_name.rsplit("_", 1)[1])
+    return var.creation_index
 
 
 def _sort_key(var: Variable) -> tuple:
