@@ -8,13 +8,12 @@ ndim; ``f.trust_input = True`` skips even that.
 
 Threads: a Function keeps no per-call state (the arguments, intermediates and results of a
 call live in that call's frame), so it may be called from several threads at once. Shared
-state follows two rules, enforced by one process-wide re-entrant lock, :data:`STATE_LOCK`:
-
-- a function with updates runs each whole call (reading the shared values, computing,
-  storing the updates) holding the lock: its calls are serialized, each one sees the state
-  left by the previous one, and no update is lost;
-- a function that reads shared variables without updating any reads them all under the lock
-  (a consistent state: never half of another function's updates), then runs unlocked.
+state is guarded by one process-wide re-entrant lock, :data:`STATE_LOCK`: a function that
+reads or updates shared variables runs each whole call (reading the shared values,
+computing, storing the updates) holding it. Such calls are therefore serialized: each one
+sees the state the previous one left, no update is lost, and no call sees a shared value
+while an update (possibly in place) rewrites it. Functions without shared variables never
+take the lock.
 
 Copying (``Function.copy``) and pickling are defined here too. A pickled function carries its
 graph, its defaults and the values of its shared variables; the unpickled function re-links
@@ -45,7 +44,7 @@ from arignote.graph.basic import Variable, clone_get_equiv
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.shared import Container, SharedVariable, describe_value
 
-#: Serializes the calls of functions with updates and the reads of shared state (see above).
+#: Serializes the calls of functions that read or update shared variables (see above).
 STATE_LOCK = threading.RLock()
 #: Serializes the recording into ProfileStats objects (several functions may share one).
 PROFILE_LOCK = threading.Lock()
@@ -225,25 +224,16 @@ class Function:
             raise  # unreachable: fail raises
 
     def _run_with_state(self, values: list) -> Any:
-        """Run with the shared state read (and updated) under ``STATE_LOCK`` (module doc)."""
+        """Run the whole call holding ``STATE_LOCK`` (see the module docstring)."""
         with STATE_LOCK:
             if not self._leading:
                 values = self._in_graph_order(values)
             values += [None] * (self._n_inputs - len(values))
             for j, storage in self._implicit:
                 values[j] = storage[0]
-            if not self._updates:
-                return self._package(self._outside_lock(values))
             outputs = self._run(values)
             self._apply_updates(outputs)
         return self._package(outputs)
-
-    def _outside_lock(self, values: list) -> list:
-        STATE_LOCK.release()  # the state is read: compute without holding the lock
-        try:
-            return self._run(values)
-        finally:
-            STATE_LOCK.acquire()
 
     def _in_graph_order(self, values: list) -> list:
         ordered: list = [None] * self._n_inputs

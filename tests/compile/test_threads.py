@@ -144,3 +144,12 @@ def test_compiling_leaves_the_collector_as_it_was():
         gc.enable()
     function([x], x * 2)
     assert gc.isenabled()
+
+
+def test_readers_never_see_an_update_half_done_in_place():
+    w = shared(np.zeros(200_000), name="w")
+    step = function([], [], updates={w: w + 1.0})  # may run in place on w's array
+    spread = function([], w.max() - w.min())
+    seen = _in_threads(lambda t, i: step() if t % 2 else float(spread()), 200)
+    assert all(value == 0.0 for t in (0, 2) for value in seen[t])
+    assert w.get_value()[0] == 400.0
