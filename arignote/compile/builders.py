@@ -278,13 +278,18 @@ class OpFromGraph(Op, HasInnerGraph):
         output_cells = [storage_map[v] for v in node.outputs]
         flags = [compute_map[v] for v in node.outputs]
 
-        def thunk() -> None:
-            results = fn(*[cell[0] for cell in input_cells])
-            for cell, value in zip(output_cells, results):
+        def perform(node: Apply, inputs: list, output_storage: list) -> None:
+            # From values alone: the linker runs it on each call's own frame (thread-safe).
+            for cell, value in zip(output_storage, fn(*inputs)):
                 cell[0] = value
+
+        def thunk() -> None:
+            perform(node, [cell[0] for cell in input_cells], output_cells)
             for flag in flags:
                 flag[0] = True
 
+        perform.inner_function = fn  # type: ignore[attr-defined]
+        thunk.perform = perform  # type: ignore[attr-defined]
         thunk.inputs = input_cells  # type: ignore[attr-defined]
         thunk.outputs = output_cells  # type: ignore[attr-defined]
         thunk.lazy = False  # type: ignore[attr-defined]

@@ -18,8 +18,9 @@ from arignote.testing import verify_grad
 
 
 def _inner_functions(f):
-    vm = getattr(f.vm, "vm", f.vm)  # (DebugMode wraps the VM)
-    return [t.inner_function for t in vm.thunks if hasattr(t, "inner_function")]
+    runner = getattr(f.runner, "vm", f.runner)  # (DebugMode wraps the VM's runner)
+    kernels = [step.kernel for step in runner.steps]
+    return [k.inner_function for k in kernels if hasattr(k, "inner_function")]
 
 
 def _ofg_nodes(f):

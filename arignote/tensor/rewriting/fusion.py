@@ -19,6 +19,7 @@ from arignote.graph.features import InconsistencyError
 from arignote.graph.lazy import ALWAYS, lazy_regions
 from arignote.graph.rewriting.basic import GraphRewriter, copy_stack_trace
 from arignote.graph.rewriting.db import register_rewrite
+from arignote.graph.rewriting.trace import note_rewrite
 from arignote.scalar.basic import constant as scalar_constant
 from arignote.scalar.basic import get_scalar_type
 from arignote.scalar.composite import Composite
@@ -127,7 +128,9 @@ def find_fusion_groups(fgraph: Any) -> list[list[Apply]]:
         else:
             for out in node.outputs:
                 dep[out] = in_dep
-    _break_cycles(groups, order)
+    dissolved = _break_cycles(groups, order)
+    if dissolved:  # fusion gave up on groups it had formed: worth knowing, and rare
+        note_rewrite(fgraph, "fusion", f"dissolved {dissolved} group(s) that would close a cycle")
     return [sorted(m, key=position.__getitem__) for m in groups.members.values() if len(m) > 1]
 
 
@@ -156,22 +159,26 @@ def _place(groups: _Groups, node: Apply, dep: dict, in_dep: int, regions: dict) 
     return groups.new(node, in_dep)
 
 
-def _break_cycles(groups: _Groups, order: list[Apply], max_rounds: int = 20) -> None:
+def _break_cycles(groups: _Groups, order: list[Apply], max_rounds: int = 20) -> int:
     """Dissolve groups until contracting every group into one node leaves the graph acyclic.
 
     The dependency sets above are exact for the groups as they stood when each node was
     placed; a group growing later can still close a cycle through other groups. This final
     check (a topological sort of the contracted graph) makes fusion safe whatever happened.
+    Returns the number of groups dissolved.
     """
+    dissolved = 0
     for round_ in range(max_rounds + 1):
         stuck = _cyclic_groups(groups, order)
         if not stuck:
-            return
+            return dissolved
         victims = (
             stuck if round_ == max_rounds else [max(stuck, key=lambda g: len(groups.members[g]))]
         )
         for g in victims:
             groups.dissolve(g)
+        dissolved += len(victims)
+    return dissolved
 
 
 def _cyclic_groups(groups: _Groups, order: list[Apply]) -> list[int]:
