@@ -93,9 +93,7 @@ def test_conditions_tutorial_ifelse_vs_switch():
     means = [n for n in f_switch.maker.fgraph.toposort() if "Sum" in str(n.op)]
     assert len(means) == 2
     # A profiled copy of the lazy function counts the nodes that ran in one call.
-    profiled = theano.function(
-        [a, b, x, y], z_lazy, mode=theano.Mode(linker="vm"), profile=True
-    )
+    profiled = theano.function([a, b, x, y], z_lazy, mode=theano.Mode(linker="vm"), profile=True)
     profiled(val1, val2, big_mat1, big_mat2 * 3)
     ran = [node for node, calls in profiled.profile.apply_callcount.items() if calls]
     assert sum("Sum" in str(n.op) for n in ran) == 1
