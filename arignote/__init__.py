@@ -12,6 +12,7 @@ from arignote import (
     compile,
     gradient,
     printing,
+    scan,
     tensor,
 )
 from arignote.compile import In, Mode, Out, function, get_mode, shared
@@ -19,6 +20,7 @@ from arignote.config import config
 from arignote.gradient import Lop, Rop, grad
 from arignote.graph.replace import clone_replace, graph_replace
 from arignote.printing import debugprint as dprint
+from arignote.scan import foldl, foldr, map, reduce
 from arignote.tensor import sharedvar as _sharedvar
 
 __version__ = "0.1.0"
@@ -32,11 +34,16 @@ __all__ = [
     "clone_replace",
     "config",
     "dprint",
+    "foldl",
+    "foldr",
     "function",
     "get_mode",
     "grad",
     "gradient",
     "graph_replace",
+    "map",
     "printing",
+    "reduce",
+    "scan",
     "shared",
 ]

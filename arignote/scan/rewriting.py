@@ -1,0 +1,1 @@
+"""Rewrites of Scan nodes."""
