@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from arignote.graph.basic import Apply, Constant, Variable, io_toposort
 from arignote.graph.fg import FunctionGraph
+from arignote.graph.op import HasInnerGraph
 
 
 def _ids(kind: str):
@@ -71,6 +72,20 @@ class _Printer:
         self.print_view_map = print_view_map
         self.expanded: set = set()
         self.lines: list[str] = []
+        self.inner_nodes: list[Apply] = []  # nodes of ops with an inner graph, to print after
+
+    def print_inner_graphs(self) -> None:
+        """Print the inner graph of each op that has one (nested ones too), as PyTensor does."""
+        if not self.inner_nodes:
+            return
+        self.lines += ["", "Inner graphs:"]
+        done = 0
+        while done < len(self.inner_nodes):
+            node = self.inner_nodes[done]
+            done += 1
+            self.lines += ["", f"{node.op}{self.ident(node)}"]
+            for out in node.op.inner_outputs:
+                self.visit(out, " > ", "   ", 0)
 
     def ident(self, obj: Any) -> str:
         if self.ids == "":
@@ -110,6 +125,8 @@ class _Printer:
         if key in self.expanded:
             return
         self.expanded.add(key)
+        if isinstance(node.op, HasInnerGraph) and node not in self.inner_nodes:
+            self.inner_nodes.append(node)
         for i, inp in enumerate(node.inputs):
             last = i == len(node.inputs) - 1
             self.visit(inp, child_prefix + " |", child_prefix + ("  " if last else " |"), level + 1)
@@ -149,6 +166,7 @@ def debugprint(
             printer.lines.append("-> " + printer.describe(inp))
     for var in variables:
         printer.visit(var, "", "", 0)
+    printer.print_inner_graphs()
     text = "\n".join(printer.lines)
     if file == "str":
         return text

@@ -169,7 +169,7 @@ def _sequences(specs: list, go_backwards: bool, b: _Builder) -> None:
         low, high = min(min(taps), 0), max(max(taps), 0)
         for k in taps:
             end = -(high - k) if high != k else None
-            sliced = seq[k - low : end]
+            sliced = seq[k - low : end] if (k - low, end) != (0, None) else seq
             if go_backwards:
                 sliced = sliced[::-1]
             if not isinstance(seq.type, TensorType) or seq.type.ndim == 0:

@@ -536,7 +536,9 @@ def _empty_mapped_shapes(op: Scan, node: Apply, values: list, cache: list) -> li
     of the non-sequences (compiled once per thunk, on first need)."""
     info = op.info
     if not cache:
-        entries = op.inner_row_shapes(node)[info.n_traced : info.n_traced + info.n_mapped]
+        placeholders = [v.type() for v in node.inputs]
+        fake = Apply(op, placeholders, [v.type() for v in node.outputs])
+        entries = op.inner_row_shapes(fake)[info.n_traced : info.n_traced + info.n_mapped]
         for m, shape in enumerate(entries):
             if any(e is None for e in shape):
                 raise ValueError(
@@ -544,7 +546,7 @@ def _empty_mapped_shapes(op: Scan, node: Apply, values: list, cache: list) -> li
                     "depends on values computed in the loop)"
                 )
         flat = [e for shape in entries for e in shape]
-        fn = function(node.inputs, flat, on_unused_input="ignore") if flat else None
+        fn = function(placeholders, flat, on_unused_input="ignore") if flat else None
         cache.append(([len(s) for s in entries], fn))
     lengths, fn = cache[0]
     flat = iter(fn(*values) if fn is not None else [])
