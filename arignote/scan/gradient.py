@@ -17,18 +17,25 @@ original ones: the inner graph gains the Jacobian-vector products of its outputs
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from arignote.autodiff import Rop, grad
 from arignote.graph.basic import Variable, ancestors
-from arignote.graph.grad_types import disconnected, grad_not_implemented, is_disconnected
+from arignote.graph.grad_types import (
+    disconnected,
+    grad_not_implemented,
+    grad_undefined,
+    is_disconnected,
+)
 from arignote.graph.replace import clone_replace
+from arignote.graph.traversal import io_toposort
 from arignote.scan.basic import scan
 from arignote.scan.op import SCAN_DERIVATIVES, Scan, ScanInfo
 from arignote.tensor.alloc import zeros
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.join import concatenate, stack
-from arignote.tensor.math import minimum, zeros_like
+from arignote.tensor.math import add, minimum, zeros_like
 from arignote.tensor.subtensor import set_subtensor
 from arignote.tensor.type import TensorType
 
@@ -85,6 +92,7 @@ class _Reverse:
         self.seqs = inputs[sl["seqs"]]
         self.inits = inputs[sl["inits"]]
         self.nonseqs = inputs[sl["nonseqs"]]
+        self.outputs = outputs
         self.traces = outputs[: self.info.n_traced]
         self.g_traces = grads[: self.info.n_traced]
         self.g_mapped = grads[self.info.n_traced :]
@@ -106,29 +114,59 @@ class _Reverse:
         info, outs = self.info, self.op.inner_outputs
         self.cot_traced = [o.type() for o in outs[: info.n_traced]]
         self.cot_mapped = [o.type() for o in outs[info.n_traced : info.n_traced + info.n_mapped]]
-        known = {}
-        for out, cot in zip(outs, self.cot_traced + self.cot_mapped):
-            if _is_float(out):
-                known[out] = known[out] + cot if out in known else cot
+        # <outputs, cotangents> as a cost (not known_grads: an output may also feed another
+        # output, and both contributions must add up)
+        terms = [(out * cot).sum() for out, cot in zip(outs, self.cot_traced + self.cot_mapped)
+                 if _is_float(out)]  # fmt: skip
         self.wrt = self.diff_seqs + [x for x in self.x_taps if _is_float(x)] + self.diff_nonseqs
-        vjp = (
-            grad(
-                None,
-                self.wrt,
-                known_grads=known,
-                disconnected_inputs="ignore",
-                return_disconnected="zero",
-            )
-            if known and self.wrt
-            else [zeros_like(w) for w in self.wrt]
-        )
-        self.vjp = dict(zip(self.wrt, vjp))
+        if terms and self.wrt:
+            cost = terms[0] if len(terms) == 1 else add(*terms)
+            vjp = grad(cost, self.wrt, disconnected_inputs="ignore", return_disconnected="zero")
+        else:
+            vjp = [zeros_like(w) for w in self.wrt]
+        self.frontier_rows: list[Variable] = []
+        self.frontier_seqs: list[Variable] = []
         if self.x_untraced and set(self.x_untraced) & set(ancestors(vjp)):
-            raise NotImplementedError(
-                f"{self.op}: the gradient through a loop needs the per-step values of its "
-                "untraced states (random generators); differentiate a loop whose random draws "
-                "are passed in as sequences"
+            vjp = self._replay_draws(vjp)
+        self.vjp = dict(zip(self.wrt, self._read_known_outputs(vjp)))
+
+    def _read_known_outputs(self, vjp: list) -> list:
+        """The products often need the step's own results (``tanh``'s derivative is written
+        with its output): those the forward loop returned are read back as sequences instead
+        of being computed again."""
+        info = self.info
+        reached = set(ancestors(vjp))
+        n_known = info.n_traced + info.n_mapped
+        for k, out in enumerate(self.op.inner_outputs[:n_known]):
+            if out not in reached or out in self.op.inner_inputs:
+                continue
+            row = out.type()
+            vjp = clone_replace(vjp, replace={out: row})
+            start = info.lags[k] if k < info.n_traced else 0
+            self.frontier_rows.append(row)
+            self.frontier_seqs.append(self._reversed(self.outputs[k], start, reverse=False))
+        return vjp
+
+    def _replay_draws(self, vjp: list) -> list:
+        """Make the products independent of the untraced states (random generators).
+
+        The products need the values drawn at each step (a dropout mask). A copy of the
+        forward loop returns them as mapped outputs (the generators being its inputs, it draws
+        the same values) and the reverse loop reads them as sequences.
+        """
+        frontier = _draws(self.op.inner_inputs, self.x_untraced, vjp)
+        rows = [v.type() for v in frontier]
+        vjp = clone_replace(vjp, replace=dict(zip(frontier, rows)))
+        if set(self.x_untraced) & set(ancestors(vjp)):
+            raise TypeError(
+                f"{self.op}: the gradient depends on a non-tensor state of the loop other than "
+                "through tensor values computed from it"
             )
+        self.frontier_rows = rows
+        self.frontier_seqs = [
+            self._reversed(d, 0, reverse=False) for d in _recompute(self.op, self.inputs, frontier)
+        ]
+        return vjp
 
     def _step(self, *args: Variable) -> list:
         info, lags = self.info, self.info.lags
@@ -137,12 +175,14 @@ class _Reverse:
         taps = [next(it) for _ in self.x_taps]
         g_rows_traced = [next(it) for _ in range(info.n_traced)]
         g_rows_mapped = [next(it) for _ in range(info.n_mapped)]
+        draws = [next(it) for _ in self.frontier_rows]
         windows = [next(it) for _ in range(info.n_traced)]
         accumulators = [next(it) for _ in self.diff_nonseqs]
         nonseqs = [next(it) for _ in self.x_nonseqs]
         replace = dict(zip(self.x_seqs, rows))
         replace.update(zip(self.x_taps, taps))
         replace.update(zip(self.x_nonseqs, nonseqs))
+        replace.update(zip(self.frontier_rows, draws))
         totals = [g + w[lag - 1] for g, w, lag in zip(g_rows_traced, windows, lags)]
         replace.update(zip(self.cot_traced, totals))
         replace.update(zip(self.cot_mapped, g_rows_mapped))
@@ -163,8 +203,9 @@ class _Reverse:
                 rows[lag + k] = rows[lag + k] + vjp[x]
         return stack(rows)
 
-    def _reversed(self, var: Variable, start: Any) -> Variable:
-        return var[start + self.t0 : start + self.steps][::-1]
+    def _reversed(self, var: Variable, start: Any, reverse: bool = True) -> Variable:
+        rows = var[start + self.t0 : start + self.steps]
+        return rows[::-1] if reverse else rows
 
     def gradients(self) -> list:
         info, lags = self.info, self.info.lags
@@ -173,6 +214,7 @@ class _Reverse:
             sequences += [self._reversed(self.traces[j], lags[j] + k) for k in taps]
         sequences += [self._reversed(g, lag) for g, lag in zip(self.g_traces, lags)]
         sequences += [self._reversed(g, 0) for g in self.g_mapped]
+        sequences += [d[::-1] for d in self.frontier_seqs]
         window_inits = [
             zeros((lag, *tuple(init.shape)[1:]), dtype=init.type.dtype)
             for lag, init in zip(lags, self.inits)
@@ -204,7 +246,11 @@ class _Reverse:
                 grads.append(_zeros_grad(s))
         for j, (init, window) in enumerate(zip(self.inits, windows)):
             grads.append(self._init_grad(j, init, _last_state(window)))
-        grads += [disconnected() for _ in self.x_untraced]
+        first = 1 + len(self.seqs) + len(self.inits)
+        grads += [
+            grad_undefined(self.op, first + u, x, "the state is not a tensor (a generator)")
+            for u, x in enumerate(self.inputs[first : first + len(self.x_untraced)])
+        ]
         accumulators = iter(accumulators)
         for v, p in zip(self.nonseqs, self.x_nonseqs):
             grads.append(
@@ -221,6 +267,30 @@ class _Reverse:
         if init.type.shape[0] == lag:
             return rows
         return set_subtensor(zeros_like(init)[:lag], rows)
+
+
+def _draws(inputs: list, states: list, graphs: list) -> list[Variable]:
+    """The tensors computed directly from the non-tensor states (the random draws)."""
+    dependent = set(states)
+    frontier = []
+    for node in io_toposort(inputs, graphs):
+        touched = [v for v in node.inputs if v in dependent]
+        if not touched:
+            continue
+        dependent.update(node.outputs)
+        if any(not isinstance(v.type, TensorType) for v in touched):
+            frontier += [o for o in node.outputs if isinstance(o.type, TensorType)]
+    return frontier
+
+
+def _recompute(op: Scan, inputs: list, extra: list[Variable]) -> list[Variable]:
+    """The per-step values of inner variables ``extra``, from a copy of the loop."""
+    info = op.info
+    split = info.n_traced + info.n_mapped
+    outs = op.inner_outputs
+    new_info = dataclasses.replace(info, n_mapped=info.n_mapped + len(extra))
+    new_op = op.replace_graph(op.inner_inputs, [*outs[:split], *extra, *outs[split:]], new_info)
+    return new_op(*inputs, return_list=True)[split : split + len(extra)]
 
 
 def _last_state(result: Variable) -> Variable:

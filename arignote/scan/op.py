@@ -111,7 +111,7 @@ class Scan(Op, HasInnerGraph):
         A name shown when printing.
     """
 
-    __props__ = ("info", "keep", "truncate_gradient", "graph_key")
+    __props__ = ("info", "keep", "truncate_gradient", "inplace", "graph_key")
 
     def __init__(
         self,
@@ -122,6 +122,7 @@ class Scan(Op, HasInnerGraph):
         keep: Sequence[int | None] | None = None,
         mode: Any = None,
         name: str | None = None,
+        inplace: tuple[int, ...] = (),
     ) -> None:
         inputs, outputs = clone(list(inputs), list(outputs), copy_inputs=True)
         _check_inner(inputs, outputs, info)
@@ -135,6 +136,10 @@ class Scan(Op, HasInnerGraph):
             raise ValueError(f"Scan: keep needs {n_kept} entries, got {len(self.keep)}")
         self.mode = mode
         self.name = name
+        # traced outputs whose circular buffer is their initial value's memory
+        self.inplace = tuple(inplace)
+        first = 1 + info.n_seqs
+        self.destroy_map = {j: [first + j] for j in self.inplace}
         self.graph_key = graph_key(inputs, outputs)
 
     # -- the inner graph ------------------------------------------------------------------
@@ -174,9 +179,24 @@ class Scan(Op, HasInnerGraph):
             self.name,
         )
 
+    def with_inplace(self, inplace: tuple[int, ...]) -> Scan:
+        """This Scan writing the buffers of traced outputs ``inplace`` into their initial
+        values (used when the buffer has exactly as many rows as the initial value)."""
+        return Scan(
+            self._inputs,
+            self._outputs,
+            self.info,
+            self.truncate_gradient,
+            self.keep,
+            self.mode,
+            self.name,
+            inplace,
+        )
+
     def __str__(self) -> str:
         label = self.name or "scan_fn"
         extra = ", while_loop=True" if self.info.as_while else ""
+        extra += f", inplace={list(self.inplace)}" if self.inplace else ""
         return f"Scan{{{label}{extra}}}"
 
     # -- positions ------------------------------------------------------------------------
@@ -439,19 +459,21 @@ def run_loop(op: Scan, inner: Any, node: Apply, values: list, empty_shapes: list
     states = list(values[sl["untraced"]])
     nonseqs = list(values[sl["nonseqs"]])
     steps = 0
+    writers = [b.write for b in traced] + [b.write for b in mapped]
+    first_state = len(writers)
+    last_state = first_state + info.n_untraced
+    as_while = info.as_while
     for t in range(n_steps):
         args = [seq[t] for seq in seqs]
         for buffer in traced:
             args += buffer.taps(t)
         outs = inner(*args, *states, *nonseqs)
-        for buffer, value in zip(traced, outs):
-            buffer.write(t, value)
-        for buffer, value in zip(mapped, outs[info.n_traced :]):
-            buffer.write(t, value)
-        start = info.n_traced + info.n_mapped
-        states = list(outs[start : start + info.n_untraced])
+        for write, value in zip(writers, outs):
+            write(t, value)
+        if last_state > first_state:
+            states = list(outs[first_state:last_state])
         steps = t + 1
-        if info.as_while and bool(outs[-1]):
+        if as_while and bool(outs[-1]):
             break
     if steps == 0 and mapped:
         shapes = _empty_mapped_shapes(op, node, values, empty_shapes)
@@ -476,6 +498,9 @@ class _TracedBuffer:
         self.size = self.lag + n_steps if keep is None else max(keep, self.lag)
         self.keep = keep
         dtype = node.outputs[j].type.dtype
+        if j in op.inplace and len(init) == self.size and init.dtype == dtype:
+            self.rows = init  # the initial rows are already in place
+            return
         self.rows = np.empty((self.size, *init.shape[1:]), dtype=dtype)
         self.rows[: self.lag] = init[: self.lag]
 

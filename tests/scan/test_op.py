@@ -271,3 +271,24 @@ def test_random_generator_threaded_through_outputs_info():
     fixed, _ = arignote.scan(lambda r: pt.random.normal(rng=r), non_sequences=rng, n_steps=4)
     same = arignote.function([], fixed, no_default_updates=True)()
     assert len(set(same.tolist())) == 1  # a generator passed as a non-sequence repeats
+
+
+def test_gradient_through_random_draws_inside_the_step(rng):
+    srng = arignote.tensor.random.utils.RandomStream(7)
+    x, w = pt.dmatrix("x"), pt.dvector("w")
+
+    def step(x_t, h, w):
+        mask = srng.binomial(1, 0.5, size=x_t.shape)
+        return pt.tanh(h * w + x_t * mask)
+
+    out, updates = arignote.scan(step, sequences=x, outputs_info=pt.zeros_like(w), non_sequences=w)
+    cost = (out**2).sum()
+    # without the updates the generator does not move: the loss is a deterministic function
+    f = arignote.function([x, w], cost)
+    g = arignote.function([x, w], arignote.grad(cost, [x, w]))
+    xv, wv = rng.normal(size=(4, 6)), rng.normal(size=6)
+    gx, gw = g(xv, wv)
+    eps = 1e-6
+    numeric_w = [(f(xv, wv + eps * e) - f(xv, wv - eps * e)) / (2 * eps) for e in np.eye(6)]
+    np.testing.assert_allclose(gw, numeric_w, rtol=1e-5, atol=1e-8)
+    assert np.sum(gx == 0) > 0  # masked entries get no gradient
