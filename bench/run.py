@@ -387,7 +387,8 @@ def _w7_graph(tensor, scan, grad, w, u, x, h0, gradient: bool) -> object:
         sequences=x,
         outputs_info=h0,
         non_sequences=[w, u],
-    )[0]
+        return_updates=False,
+    )
     if not gradient:
         return hs[-1]
     cost = hs[-1].sum()
