@@ -383,8 +383,8 @@ def _last_rows_used(fgraph, var: Variable, depth: int = 0) -> tuple[int, list] |
     """How many last rows of ``var`` its clients read, when they all read ``var[-k]`` (or
     ``var[c:][-k]``, the form ``scan`` returns): ``(rows, [reading nodes])``, else None."""
     clients = fgraph.clients.get(var, [])
-    if not clients:
-        return None
+    if not clients:  # a state nobody reads after the loop: its last row will do
+        return (1, []) if depth == 0 else None
     rows, readers = 0, []
     for client, position in clients:
         if client == "output" or position != 0 or not isinstance(client.op, Subtensor):

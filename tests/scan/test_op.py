@@ -292,3 +292,20 @@ def test_gradient_through_random_draws_inside_the_step(rng):
     numeric_w = [(f(xv, wv + eps * e) - f(xv, wv - eps * e)) / (2 * eps) for e in np.eye(6)]
     np.testing.assert_allclose(gw, numeric_w, rtol=1e-5, atol=1e-8)
     assert np.sum(gx == 0) > 0  # masked entries get no gradient
+
+
+def test_random_generator_advanced_by_the_step_updates():
+    rng = arignote.shared(np.random.default_rng(5))
+
+    def step():
+        next_rng, x = pt.random.normal(rng=rng).owner.outputs
+        return x, {rng: next_rng}
+
+    xs, updates = arignote.scan(step, n_steps=4)
+    assert list(updates) == [rng]
+    f = arignote.function([], xs, updates=updates)
+    first, second = f(), f()
+    assert len(set(first.tolist())) == 4
+    assert not np.array_equal(first, second)  # the generator moved on after the first call
+    expected = np.random.default_rng(5).normal(size=8)
+    np.testing.assert_allclose(np.concatenate([first, second]), expected)
