@@ -13,6 +13,8 @@
   node);
 * ``scan_save_mem``: an output used only through its last rows (``y[-1]``) keeps only those:
   the loop then holds a circular buffer of ``max(rows used, taps)`` states, not all of them;
+* ``scan_pushout_add``: an accumulator read only at its end is summed after the loop (a sum of
+  outer products becomes one matrix product);
 * ``scan_inplace``: a kept circular buffer is written into its initial value's memory when
   nothing else needs that value.
 """
@@ -30,9 +32,10 @@ from arignote.graph.rewriting.db import register_rewrite
 from arignote.graph.traversal import io_toposort
 from arignote.scan.op import Scan, ScanInfo
 from arignote.tensor.basic import NotScalarConstantError, get_scalar_constant_value
-from arignote.tensor.elemwise import Elemwise
+from arignote.tensor.elemwise import DimShuffle, Elemwise
 from arignote.tensor.index_spec import SliceSpec
 from arignote.tensor.join import concatenate
+from arignote.tensor.math import add, mul
 from arignote.tensor.products import Dot, dot
 from arignote.tensor.rewriting.inplace import InplaceRewriter
 from arignote.tensor.shape import shape_padleft
@@ -455,6 +458,75 @@ def scan_save_mem(fgraph, node):
     return replacements
 
 
+@register_rewrite("specialize", "scan", name="scan_pushout_add")
+@node_rewriter([Scan])
+def scan_pushout_add(fgraph, node):
+    """An accumulator ``acc_t = acc_{t-1} + term_t`` read only at its end becomes
+    ``acc_0 + sum_t term_t``: the terms are returned by the loop and summed after it; a sum of
+    outer products ``sum_t outer(a_t, b_t)`` is one matrix product ``A.T @ B`` (the gradient
+    of a weight matrix in a recurrent network)."""
+    if node.op.info.as_while:
+        return None
+    parts = _Parts.of(node)
+    for t in parts.traced:
+        term = _accumulated_term(fgraph, node, parts, t)
+        if term is None:
+            continue
+        readers = _last_rows_used(fgraph, node.outputs[t.old])[1]
+        factors = _outer_factors(term)
+        pieces = list(factors) if factors is not None else [term]
+        parts.traced.remove(t)
+        first = len(parts.traced) + len(parts.mapped)
+        parts.mapped += [(piece, None, None) for piece in pieces]
+        outputs, mapping = parts.build()
+        stacked = outputs[first : first + len(pieces)]
+        total = dot(stacked[0].T, stacked[1]) if factors is not None else stacked[0].sum(axis=0)
+        final = t.init[0] + total
+        replacements = _replacements(node, mapping)
+        replacements.update({r.outputs[0]: final for r in readers})
+        return replacements
+    return None
+
+
+def _accumulated_term(fgraph, node: Apply, parts: _Parts, t: _Traced) -> Variable | None:
+    """``term`` when traced output ``t`` is ``tap + term`` (term independent of the tap, the
+    tap read nowhere else), kept as its last row and read only as ``y[-1]``."""
+    if t.taps != (-1,) or t.keep != 1 or not _used(fgraph, node.outputs[t.old]):
+        return None
+    tap, out = t.tap_vars[0], t.out
+    if out.owner is None or out.owner.op != add or len(out.owner.inputs) != 2:
+        return None
+    first, second = out.owner.inputs
+    term = second if first is tap else first if second is tap else None
+    if term is None or out.type != term.type or tap in ancestors([term]):
+        return None
+    inner_inputs = [r for _, r in parts.seqs] + [v for x in parts.traced for v in x.tap_vars]
+    inner_inputs += [u[1] for u in parts.untraced] + [r for _, r in parts.nonseqs]
+    readers = [n for n in io_toposort(inner_inputs, parts.inner_outputs()) if tap in n.inputs]
+    if readers != [out.owner] or tap in parts.inner_outputs():
+        return None
+    used = _last_rows_used(fgraph, node.outputs[t.old])
+    if used is None or used[0] != 1 or not used[1]:
+        return None
+    return term
+
+
+def _outer_factors(term: Variable) -> tuple[Variable, Variable] | None:
+    """``(a, b)`` when ``term`` is ``a[:, None] * b[None, :]`` for vectors a and b."""
+    node = term.owner
+    if node is None or node.op != mul or len(node.inputs) != 2:
+        return None
+    orders = {}
+    for v in node.inputs:
+        owner = v.owner
+        if owner is None or not isinstance(owner.op, DimShuffle):
+            return None
+        orders[tuple(owner.op.new_order)] = owner.inputs[0]
+    if set(orders) != {(0, "x"), ("x", 0)}:
+        return None
+    return orders[(0, "x")], orders[("x", 0)]
+
+
 def scan_inplace_candidate(fgraph, node: Apply) -> list[Variable] | None:
     """Write a kept circular buffer into its initial value's memory when it may be destroyed."""
     op = node.op
@@ -479,6 +551,7 @@ __all__ = [
     "scan_constant_n_steps",
     "scan_inplace_candidate",
     "scan_merge",
+    "scan_pushout_add",
     "scan_pushout_nonseqs",
     "scan_pushout_seqs",
     "scan_remove_unused",

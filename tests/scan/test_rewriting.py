@@ -121,3 +121,21 @@ def test_one_step_loop_is_replaced_by_its_step(rng):
     assert not _scans(f)
     xv = rng.normal(size=3)
     np.testing.assert_allclose(f(xv), np.exp(xv)[None])
+
+
+def test_weight_gradient_accumulator_becomes_one_matrix_product(rng):
+    inputs, last = rnn_last_state([-1])
+    g_w = arignote.grad(last.sum(), inputs[2])
+    f = arignote.function(inputs, g_w)
+    reference = arignote.function(inputs, g_w, mode=NO_REWRITES)
+    (backward,) = [n for n in _scans(f) if "grad" in str(n.op)]
+    # the reverse loop carries only the adjoint of the state, no accumulator any more
+    assert len(backward.op.info.traced_taps) == 1
+    assert any(type(n.op).__name__ in ("Gemm", "Dot") for n in f.maker.fgraph.toposort())
+    values = [
+        rng.normal(size=(6, 3)),
+        rng.normal(size=(1, 4)),
+        rng.normal(size=(4, 4)) * 0.3,
+        rng.normal(size=(3, 4)) * 0.3,
+    ]
+    np.testing.assert_allclose(f(*values), reference(*values), rtol=1e-10)

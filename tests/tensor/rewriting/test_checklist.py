@@ -564,6 +564,13 @@ SCAN_ROWS = [
         SPECIAL,
     ),
     Row(
+        "scan: sum an accumulator after the loop",
+        "scan_pushout_add",
+        lambda: _loop(lambda m_t, acc: acc + pt.exp(m_t), sequences=m, outputs_info=y)[-1],
+        lambda: _loop(lambda m_t, acc: acc * 0.5 + m_t, sequences=m, outputs_info=y)[-1],
+        SPECIAL,
+    ),
+    Row(
         "scan: circular buffer in its initial value's memory",
         "scan_inplace",
         lambda: _loop(lambda h: h * 2, outputs_info=pt.exp(x), n_steps=3)[-1],
