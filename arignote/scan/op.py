@@ -500,16 +500,18 @@ class _TracedBuffer:
         dtype = node.outputs[j].type.dtype
         if j in op.inplace and len(init) == self.size and init.dtype == dtype:
             self.rows = init  # the initial rows are already in place
+            self.row_shape = init.shape[1:]
             return
         self.rows = np.empty((self.size, *init.shape[1:]), dtype=dtype)
         self.rows[: self.lag] = init[: self.lag]
+        self.row_shape = self.rows.shape[1:]
 
     def taps(self, t: int) -> list:
         rows, size, lag = self.rows, self.size, self.lag
         return [rows[(t + lag + k) % size] for k in self.taps_]
 
     def write(self, t: int, value: np.ndarray) -> None:
-        if np.shape(value) != self.rows.shape[1:]:
+        if value.shape != self.row_shape:
             raise ValueError(
                 f"{self.op}: output {self.j} has shape {np.shape(value)} at step {t}, but its "
                 f"initial value has rows of shape {self.rows.shape[1:]} (they must be equal)"
@@ -541,7 +543,8 @@ class _MappedBuffer:
     def write(self, t: int, value: np.ndarray) -> None:
         if self.rows is None:
             self.rows = np.empty((self.size, *np.shape(value)), dtype=self.dtype)
-        elif np.shape(value) != self.rows.shape[1:]:
+            self.row_shape = self.rows.shape[1:]
+        elif value.shape != self.row_shape:
             raise ValueError(
                 f"{self.op}: mapped output {self.position} has shape {np.shape(value)} at step "
                 f"{t} but {self.rows.shape[1:]} at step 0; all steps must agree"

@@ -476,10 +476,14 @@ def scan_pushout_add(fgraph, node):
         factors = _outer_factors(term)
         pieces = list(factors) if factors is not None else [term]
         parts.traced.remove(t)
+        # a piece that is a sequence row is the sequence itself; the others become outputs
+        rows = {r: s[: node.inputs[0]] for s, r in parts.seqs}
+        computed = [p for p in pieces if p not in rows]
         first = len(parts.traced) + len(parts.mapped)
-        parts.mapped += [(piece, None, None) for piece in pieces]
+        parts.mapped += [(piece, None, None) for piece in computed]
         outputs, mapping = parts.build()
-        stacked = outputs[first : first + len(pieces)]
+        by_piece = dict(zip(computed, outputs[first : first + len(computed)]))
+        stacked = [rows[p] if p in rows else by_piece[p] for p in pieces]
         total = dot(stacked[0].T, stacked[1]) if factors is not None else stacked[0].sum(axis=0)
         final = t.init[0] + total
         replacements = _replacements(node, mapping)
