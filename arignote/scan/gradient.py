@@ -36,6 +36,7 @@ from arignote.tensor.alloc import zeros
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.join import concatenate, stack
 from arignote.tensor.math import add, minimum, zeros_like
+from arignote.tensor.shape import shape_padleft
 from arignote.tensor.subtensor import set_subtensor
 from arignote.tensor.type import TensorType
 
@@ -116,8 +117,11 @@ class _Reverse:
         self.cot_mapped = [o.type() for o in outs[info.n_traced : info.n_traced + info.n_mapped]]
         # <outputs, cotangents> as a cost (not known_grads: an output may also feed another
         # output, and both contributions must add up)
-        terms = [(out * cot).sum() for out, cot in zip(outs, self.cot_traced + self.cot_mapped)
-                 if _is_float(out)]  # fmt: skip
+        terms = [
+            (out * cot).sum()
+            for out, cot in zip(outs, self.cot_traced + self.cot_mapped)
+            if _is_float(out)
+        ]
         self.wrt = self.diff_seqs + [x for x in self.x_taps if _is_float(x)] + self.diff_nonseqs
         if terms and self.wrt:
             cost = terms[0] if len(terms) == 1 else add(*terms)
@@ -183,7 +187,10 @@ class _Reverse:
         replace.update(zip(self.x_taps, taps))
         replace.update(zip(self.x_nonseqs, nonseqs))
         replace.update(zip(self.frontier_rows, draws))
-        totals = [g + w[lag - 1] for g, w, lag in zip(g_rows_traced, windows, lags)]
+        # (a one-row window is carried as the row itself)
+        totals = [
+            g + (w if lag == 1 else w[lag - 1]) for g, w, lag in zip(g_rows_traced, windows, lags)
+        ]
         replace.update(zip(self.cot_traced, totals))
         replace.update(zip(self.cot_mapped, g_rows_mapped))
         vjp = dict(zip(self.wrt, clone_replace([self.vjp[w] for w in self.wrt], replace=replace)))
@@ -196,6 +203,13 @@ class _Reverse:
         """The window after step ``t``: one row older, plus the products for ``y_j``'s taps."""
         lag = self.info.lags[j]
         group = self.op.tap_groups()[j]
+        if lag == 1:  # the window is the adjoint sent back to y_j[t-1], a row
+            x = self.op.inner_inputs[group[0]]
+            return (
+                window.type.filter_variable(vjp[x], allow_convert=True)
+                if x in vjp
+                else zeros_like(window)
+            )
         rows = [zeros_like(window[0])] + [window[i - 1] for i in range(1, lag)]
         for k, position in zip(self.info.traced_taps[j], group):
             x = self.op.inner_inputs[position]
@@ -216,7 +230,7 @@ class _Reverse:
         sequences += [self._reversed(g, 0) for g in self.g_mapped]
         sequences += [d[::-1] for d in self.frontier_seqs]
         window_inits = [
-            zeros((lag, *tuple(init.shape)[1:]), dtype=init.type.dtype)
+            zeros(((lag,) if lag > 1 else ()) + tuple(init.shape)[1:], dtype=init.type.dtype)
             for lag, init in zip(lags, self.inits)
         ]
         acc_inits = [
@@ -260,6 +274,8 @@ class _Reverse:
 
     def _init_grad(self, j: int, init: Variable, window: Variable) -> Variable:
         lag = self.info.lags[j]
+        if lag == 1:
+            window = shape_padleft(window)
         if self.op.truncate_gradient != -1:  # the window sits t0 rows after the initial rows
             pad = zeros((self.t0, *tuple(window.shape)[1:]), dtype=window.type.dtype)
             window = concatenate([pad, window])[:lag]
