@@ -153,6 +153,11 @@ class Scan(Op, HasInnerGraph):
         return self._outputs
 
     @property
+    def fgraph(self) -> FunctionGraph:
+        """A copy of the inner graph as a FunctionGraph."""
+        return FunctionGraph(self._inputs, self._outputs)
+
+    @property
     def fn(self) -> Any:
         """The inner graph compiled on its own (the compiled loop uses its own copy)."""
         return self.compile_inner(None)

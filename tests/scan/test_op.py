@@ -310,3 +310,14 @@ def test_random_generator_advanced_by_the_step_updates():
     assert not np.array_equal(first, second)  # the generator moved on after the first call
     expected = np.random.default_rng(5).normal(size=8)
     np.testing.assert_allclose(np.concatenate([first, second]), expected)
+
+
+def test_inner_graph_accessors():
+    x = pt.dvector("x")
+    out, _ = arignote.scan(lambda x_t, h: h * x_t, sequences=x, outputs_info=pt.constant(1.0))
+    op = out.owner.inputs[0].owner.op
+    assert len(op.inner_inputs) == 2 and len(op.inner_outputs) == 1
+    assert len(op.fgraph.apply_nodes) == 1
+    twin = op.clone()
+    assert twin == op and twin.inner_inputs[0] is not op.inner_inputs[0]
+    assert float(op.fn(np.array(2.0), np.array(3.0))[0]) == 6.0
