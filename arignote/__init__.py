@@ -41,9 +41,9 @@ __all__ = [
     "grad",
     "gradient",
     "graph_replace",
-    "map",
     "printing",
-    "reduce",
     "scan",
     "shared",
 ]
+# ``arignote.map`` and ``arignote.reduce`` exist (as in PyTensor) but stay out of ``__all__``:
+# ``from arignote import *`` must not shadow the builtins.
