@@ -363,7 +363,8 @@ def scan(
 
 
 def _check_output(i: int, spec: _Output, out: Variable) -> Variable:
-    """The step's output ``i``, checked against (and converted to) its initial value's type."""
+    """The step's output ``i``, checked against (and converted to) its initial value's type
+    (a mismatch is a ValueError, as in PyTensor)."""
     if spec.kind == "mapped":
         return out
     expected = spec.initial.type
@@ -371,7 +372,7 @@ def _check_output(i: int, spec: _Output, out: Variable) -> Variable:
         expected = TensorType(expected.dtype, shape=expected.shape[1:])
     if spec.kind == "untraced":
         if out.type != expected:
-            raise TypeError(
+            raise ValueError(
                 f"The step function's output {i} ({out}) has type {out.type}, but its initial "
                 f"value in outputs_info has type {expected}; they must be the same"
             )
@@ -381,7 +382,7 @@ def _check_output(i: int, spec: _Output, out: Variable) -> Variable:
         or out.type.dtype != expected.dtype
         or out.type.ndim != expected.ndim
     ):
-        raise TypeError(
+        raise ValueError(
             f"The step function's output {i} ({out}) has type {out.type}, but its initial value "
             f"in outputs_info ({spec.initial}) has rows of type {expected}; they must have the "
             "same dtype and number of dimensions (cast the initial value or the output)"

@@ -225,7 +225,7 @@ def test_return_updates_false_and_return_list():
 
 def test_errors():
     x, h0 = pt.dvector("x"), pt.fscalar("h0")
-    with pytest.raises(TypeError, match="has type .*float64.*float32"):
+    with pytest.raises(ValueError, match="has type .*float64.*float32"):
         arignote.scan(lambda x_t, h: h + x_t, sequences=x, outputs_info=h0)
     with pytest.raises(ValueError, match="must return its outputs"):
         arignote.scan(lambda x_t: "nonsense", sequences=x)
