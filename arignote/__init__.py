@@ -15,6 +15,7 @@ from arignote import (
     printing,
     raise_op,
     sandbox,  # Theano's sandbox.rng_mrg, reachable after `import arignote as theano`
+    scan,
     tensor,
 )
 from arignote.compile import In, Mode, OpFromGraph, Out, function, get_mode, shared
@@ -22,6 +23,7 @@ from arignote.config import config
 from arignote.gradient import Lop, Rop, grad
 from arignote.graph.replace import clone_replace, graph_replace
 from arignote.printing import debugprint as dprint
+from arignote.scan import foldl, foldr, map, reduce
 from arignote.tensor import sharedvar as _sharedvar
 
 __version__ = "0.1.0"
@@ -36,6 +38,8 @@ __all__ = [
     "clone_replace",
     "config",
     "dprint",
+    "foldl",
+    "foldr",
     "function",
     "get_mode",
     "grad",
@@ -44,5 +48,8 @@ __all__ = [
     "ifelse",
     "printing",
     "raise_op",
+    "scan",
     "shared",
 ]
+# ``arignote.map`` and ``arignote.reduce`` exist (as in PyTensor) but stay out of ``__all__``:
+# ``from arignote import *`` must not shadow the builtins.

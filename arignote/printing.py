@@ -224,7 +224,26 @@ def _scalar_name(op: Any) -> str | None:
 def pprint(obj: Any) -> str:
     """A one-line mathematical rendering of a graph: ``((x * 2.0) + exp(y))``."""
     variables, _ = _graph_of(obj)
-    return "\n".join(_pformat(v, {}) for v in variables)
+    memo: dict = {}
+    lines = [_pformat(v, memo) for v in variables]
+    return "\n".join(lines + _pformat_inner_graphs(memo))
+
+
+def _pformat_inner_graphs(memo: dict) -> list[str]:
+    """``op := [inner outputs]`` for every op with an inner graph met while printing (nested
+    ones too), so that a loop's body is shown with the loop."""
+    lines, seen = [], set()
+    pending = [v.owner for v in memo if v.owner is not None]
+    while pending:
+        node = pending.pop(0)
+        if not isinstance(node.op, HasInnerGraph) or node.op in seen:
+            continue
+        seen.add(node.op)
+        inner_memo: dict = {}
+        outs = ", ".join(_pformat(o, inner_memo) for o in node.op.inner_outputs)
+        lines.append(f"{node.op} := [{outs}]")
+        pending += [v.owner for v in inner_memo if v.owner is not None]
+    return lines
 
 
 def _pformat(var: Variable, memo: dict) -> str:

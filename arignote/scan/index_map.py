@@ -192,8 +192,10 @@ class IndexMap(Op, HasInnerGraph):
         for i in range(n):
             rows = inner(np.asarray(i, dtype="int64"), *[s[i] for s in sequences], *rest)
             if results is None:  # allocated from the first rows' shapes
-                results = [np.empty((n, *np.shape(r)), dtype=o.type.dtype)
-                           for r, o in zip(rows, node.outputs)]  # fmt: skip
+                results = [
+                    np.empty((n, *np.shape(r)), dtype=o.type.dtype)
+                    for r, o in zip(rows, node.outputs)
+                ]
             for j, (result, row) in enumerate(zip(results, rows)):
                 if np.shape(row) != result.shape[1:]:
                     raise ValueError(

@@ -21,6 +21,7 @@ import tests.op_db.products
 import tests.op_db.random
 import tests.op_db.reduction
 import tests.op_db.reshape
+import tests.op_db.scan
 import tests.op_db.shape
 import tests.op_db.special
 from tests.op_db.core import REGISTRY, Directive, OpInfo, Sample, register

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+import arignote
 import arignote.tensor as pt
 from arignote.compile.builders import OpFromGraph
 from arignote.graph.rewriting.db import rewrites
@@ -579,10 +580,71 @@ OTHER_ROWS += [
     ),
 ]
 
+
+def _loop(fn, **kwargs):
+    """The outputs of ``arignote.scan`` (imported here: the scan rows are the scan package's)."""
+    return arignote.scan(fn, return_updates=False, **kwargs)
+
+
+# -- scan (issue 9, point 3) -----------------------------------------------------------------
+SCAN_ROWS = [
+    Row(
+        "scan: push out what depends only on non-sequences",
+        "scan_pushout_nonseqs",
+        lambda: _loop(lambda x_t, m: x_t * pt.exp(m).sum(), sequences=x, non_sequences=m),
+        lambda: _loop(lambda x_t, m: (x_t * m).sum(), sequences=x, non_sequences=m),
+    ),
+    Row(
+        "scan: push out elementwise work on sequence rows",
+        "scan_pushout_seqs",
+        lambda: _loop(lambda x_t, h: h + pt.exp(x_t), sequences=x, outputs_info=pt.constant(0.0)),
+        lambda: _loop(lambda x_t, h: pt.exp(h) + x_t, sequences=x, outputs_info=pt.constant(0.0)),
+    ),
+    Row(
+        "scan: drop unused outputs and inputs",
+        "scan_remove_unused",
+        lambda: _loop(lambda x_t, y_t: [x_t * 2, x_t + y_t], sequences=[x, y])[0],
+        lambda: pt.add(*_loop(lambda x_t, y_t: [x_t * 2, x_t + y_t], sequences=[x, y])),
+        exclude=("scan_pushout_seqs",),
+    ),
+    Row(
+        "scan: merge loops over the same steps",
+        "scan_merge",
+        lambda: _loop(lambda x_t: x_t * 2, sequences=x) + _loop(pt.exp, sequences=x),
+        lambda: _loop(lambda x_t: x_t * 2, sequences=x) + _loop(pt.exp, sequences=x[:-1]).sum(),
+    ),
+    Row(
+        "scan: constant number of steps",
+        "scan_constant_n_steps",
+        lambda: _loop(lambda x_t, h: h * x_t, sequences=y, outputs_info=x, n_steps=1),
+        lambda: _loop(lambda x_t, h: h * x_t, sequences=y, outputs_info=x, n_steps=2),
+    ),
+    Row(
+        "scan: keep only the last states used",
+        "scan_save_mem",
+        lambda: _loop(lambda h: h * 2, outputs_info=x, n_steps=3)[-1],
+        lambda: _loop(lambda h: h * 2, outputs_info=x, n_steps=3)[0],
+        SPECIAL,
+    ),
+    Row(
+        "scan: sum an accumulator after the loop",
+        "scan_pushout_add",
+        lambda: _loop(lambda m_t, acc: acc + pt.exp(m_t), sequences=m, outputs_info=y)[-1],
+        lambda: _loop(lambda m_t, acc: acc * 0.5 + m_t, sequences=m, outputs_info=y)[-1],
+        SPECIAL,
+    ),
+    Row(
+        "scan: circular buffer in its initial value's memory",
+        "scan_inplace",
+        lambda: _loop(lambda h: h * 2, outputs_info=pt.exp(x), n_steps=3)[-1],
+        lambda: _loop(lambda h: h * 2, outputs_info=x, n_steps=3)[-1],  # x is protected
+        ("specialize", "inplace"),
+    ),
+]
 # Tested in their own areas (tests/tensor/random/test_rewriting.py).
 ELSEWHERE = {"local_random_make_inplace"}
 
-ALL_ROWS = ROWS + OTHER_ROWS
+ALL_ROWS = ROWS + OTHER_ROWS + SCAN_ROWS
 IDS = [f"{row.rewrite}[{row.item}]" for row in ALL_ROWS]
 
 
