@@ -11,14 +11,19 @@
 from arignote import (
     compile,
     gradient,
+    ifelse,  # the module, callable like PyTensor's ``pytensor.ifelse``
     printing,
+    raise_op,
+    sandbox,  # Theano's sandbox.rng_mrg, reachable after `import arignote as theano`
+    scan,
     tensor,
 )
-from arignote.compile import In, Mode, Out, function, get_mode, shared
+from arignote.compile import In, Mode, OpFromGraph, Out, function, get_mode, shared
 from arignote.config import config
 from arignote.gradient import Lop, Rop, grad
 from arignote.graph.replace import clone_replace, graph_replace
 from arignote.printing import debugprint as dprint
+from arignote.scan import foldl, foldr, map, reduce
 from arignote.tensor import sharedvar as _sharedvar
 
 __version__ = "0.1.0"
@@ -27,16 +32,24 @@ __all__ = [
     "In",
     "Lop",
     "Mode",
+    "OpFromGraph",
     "Out",
     "Rop",
     "clone_replace",
     "config",
     "dprint",
+    "foldl",
+    "foldr",
     "function",
     "get_mode",
     "grad",
     "gradient",
     "graph_replace",
+    "ifelse",
     "printing",
+    "raise_op",
+    "scan",
     "shared",
 ]
+# ``arignote.map`` and ``arignote.reduce`` exist (as in PyTensor) but stay out of ``__all__``:
+# ``from arignote import *`` must not shadow the builtins.

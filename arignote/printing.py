@@ -9,6 +9,9 @@ from typing import Any, TextIO
 
 from arignote.graph.basic import Apply, Constant, Variable, io_toposort
 from arignote.graph.fg import FunctionGraph
+from arignote.graph.op import HasInnerGraph, Op
+from arignote.scalar.basic import ScalarOp
+from arignote.tensor.basic import as_tensor_variable
 
 
 def _ids(kind: str):
@@ -71,6 +74,8 @@ class _Printer:
         self.print_view_map = print_view_map
         self.expanded: set = set()
         self.lines: list[str] = []
+        self.labels: dict[Variable, str] = {}  # inner-graph inputs, printed as *k-<type>
+        self.inner_nodes: list[Apply] = []  # nodes whose op carries a graph, in print order
 
     def ident(self, obj: Any) -> str:
         if self.ids == "":
@@ -84,6 +89,8 @@ class _Printer:
     def describe(self, var: Variable) -> str:
         node = var.owner
         type_text = f" <{var.type}>" if self.print_type else ""
+        if var in self.labels:
+            return f"{self.labels[var]}{self.ident(var)}"
         if node is None:
             return f"{var}{self.ident(var)}{type_text}"
         op_text = str(node.op)
@@ -110,6 +117,8 @@ class _Printer:
         if key in self.expanded:
             return
         self.expanded.add(key)
+        if _shows_inner_graph(node.op):
+            self.inner_nodes.append(node)
         for i, inp in enumerate(node.inputs):
             last = i == len(node.inputs) - 1
             self.visit(inp, child_prefix + " |", child_prefix + ("  " if last else " |"), level + 1)
@@ -149,6 +158,7 @@ def debugprint(
             printer.lines.append("-> " + printer.describe(inp))
     for var in variables:
         printer.visit(var, "", "", 0)
+    _print_inner_graphs(printer)
     text = "\n".join(printer.lines)
     if file == "str":
         return text
@@ -158,6 +168,34 @@ def debugprint(
 
 
 dprint = debugprint
+
+
+def _shows_inner_graph(op: Any) -> bool:
+    # Fused scalar Composites are shown by their own string; graph ops get their own section.
+    return isinstance(op, HasInnerGraph) and not isinstance(op, ScalarOp)
+
+
+def _print_inner_graphs(printer: _Printer) -> None:
+    """After the graph: each inner graph met (nested ones too), outputs marked ``>``."""
+    done: set = set()
+    position = 0
+    while position < len(printer.inner_nodes):
+        node = printer.inner_nodes[position]
+        position += 1
+        if node.op in done:
+            continue
+        done.add(node.op)
+        if len(done) == 1:
+            printer.lines += ["", "Inner graphs:"]
+        printer.lines += [
+            "",
+            f"{node.op}{printer.ident(node.outputs[0] if len(node.outputs) > 1 else node)}",
+        ]
+        for k, inp in enumerate(node.op.inner_inputs):
+            printer.labels.setdefault(inp, f"*{k}-<{inp.type}>")
+        for out in node.op.inner_outputs:
+            printer.visit(out, " > ", "   ", 0)
+
 
 # -- pprint -----------------------------------------------------------------------------------
 
@@ -186,7 +224,26 @@ def _scalar_name(op: Any) -> str | None:
 def pprint(obj: Any) -> str:
     """A one-line mathematical rendering of a graph: ``((x * 2.0) + exp(y))``."""
     variables, _ = _graph_of(obj)
-    return "\n".join(_pformat(v, {}) for v in variables)
+    memo: dict = {}
+    lines = [_pformat(v, memo) for v in variables]
+    return "\n".join(lines + _pformat_inner_graphs(memo))
+
+
+def _pformat_inner_graphs(memo: dict) -> list[str]:
+    """``op := [inner outputs]`` for every op with an inner graph met while printing (nested
+    ones too), so that a loop's body is shown with the loop."""
+    lines, seen = [], set()
+    pending = [v.owner for v in memo if v.owner is not None]
+    while pending:
+        node = pending.pop(0)
+        if not isinstance(node.op, HasInnerGraph) or node.op in seen:
+            continue
+        seen.add(node.op)
+        inner_memo: dict = {}
+        outs = ", ".join(_pformat(o, inner_memo) for o in node.op.inner_outputs)
+        lines.append(f"{node.op} := [{outs}]")
+        pending += [v.owner for v in inner_memo if v.owner is not None]
+    return lines
 
 
 def _pformat(var: Variable, memo: dict) -> str:
@@ -296,4 +353,48 @@ def pydotprint(
     return outfile
 
 
-__all__: Sequence[str] = ["debugprint", "dprint", "graph_to_dot", "pprint", "pydotprint"]
+def _print_attributes(op: Print, value: Any) -> None:
+    """Theano's default action of :class:`Print`: ``message attr = value`` per attribute."""
+    for attr in op.attrs:
+        shown = getattr(value, attr)
+        print(op.message, attr, "=", shown() if callable(shown) else shown)
+
+
+class Print(Op):
+    """Theano's debugging identity: ``Print(message)(x)`` is ``x``, and computing it prints
+    ``message`` with the ``attrs`` of the value (``"__str__"``: the value itself; ``"shape"``).
+
+    ``global_fn(op, value)``, when given, is called instead of printing. The op is never
+    constant-folded (folding would print while compiling, once, instead of at each call).
+    """
+
+    __props__ = ("message", "attrs")
+    view_map = {0: [0]}
+
+    def __init__(self, message: str = "", attrs: Sequence[str] = ("__str__",), global_fn=None):
+        self.message = message
+        self.attrs = tuple(attrs)
+        self.global_fn = global_fn or _print_attributes
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        self.global_fn(self, inputs[0])
+        output_storage[0][0] = inputs[0]
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return input_shapes
+
+    def grad(self, inputs, output_grads):
+        return list(output_grads)  # the identity
+
+    def R_op(self, inputs, eval_points):
+        return list(eval_points)  # the identity
+
+    def do_constant_folding(self, fgraph, node) -> bool:
+        return False
+
+
+__all__: Sequence[str] = ["Print", "debugprint", "dprint", "graph_to_dot", "pprint", "pydotprint"]

@@ -40,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import arignote  # noqa: E402
 import arignote.tensor as pt  # noqa: E402
+from arignote.tensor.nnet import conv2d  # noqa: E402
+from arignote.tensor.signal.pool import pool_2d  # noqa: E402
 
 
 @dataclass
@@ -354,13 +356,178 @@ def workload_W8() -> Workload:
     return workload
 
 
+# -- W10: a LeNet training step (convolution and pooling with their gradients) -------------------
+
+
+def _w10_data():
+    rng = np.random.default_rng(10)
+    x = rng.normal(size=(64, 1, 28, 28))
+    labels = np.eye(10)[rng.integers(0, 10, size=64)]
+    params = [
+        rng.normal(scale=0.1, size=(20, 1, 5, 5)),
+        np.zeros(20),
+        rng.normal(scale=0.05, size=(50, 20, 5, 5)),
+        np.zeros(50),
+        rng.normal(scale=0.05, size=(800, 500)),
+        np.zeros(500),
+        rng.normal(scale=0.05, size=(500, 10)),
+        np.zeros(10),
+    ]
+    return x, labels, params
+
+
+def _w10_arignote(x, labels, params):
+    sym = [pt.dtensor4("x"), pt.dmatrix("t")] + [
+        pt.tensor(f"p{i}", dtype="float64", shape=(None,) * p.ndim) for i, p in enumerate(params)
+    ]
+    xs, ts, w1, b1, w2, b2, w3, b3, w4, b4 = sym
+
+    def block(h, w, b):
+        conv = conv2d(h, w, filter_flip=False)
+        return pt.tanh(pool_2d(conv, (2, 2), ignore_border=True) + b.dimshuffle("x", 0, "x", "x"))
+
+    h = block(block(xs, w1, b1), w2, b2).flatten(2)
+    h = pt.tanh(pt.dot(h, w3) + b3)
+    loss = -(ts * pt.special.log_softmax(pt.dot(h, w4) + b4, axis=1)).sum() / xs.shape[0]
+    f = arignote.function(sym, [loss, *arignote.grad(loss, sym[2:])])
+    return lambda: f(x, labels, *params)
+
+
+def _w10_jax(x, labels, params):
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    jax.config.update("jax_enable_x64", True)
+    dims = ("NCHW", "OIHW", "NCHW")
+
+    def block(h, w, b):
+        conv = lax.conv_general_dilated(h, w, (1, 1), "VALID", dimension_numbers=dims)
+        pooled = lax.reduce_window(conv, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+        return jnp.tanh(pooled + b[None, :, None, None])
+
+    def loss(ps, xv, tv):
+        w1, b1, w2, b2, w3, b3, w4, b4 = ps
+        h = block(block(xv, w1, b1), w2, b2).reshape(xv.shape[0], -1)
+        h = jnp.tanh(h @ w3 + b3)
+        return -(tv * jax.nn.log_softmax(h @ w4 + b4, axis=1)).sum() / xv.shape[0]
+
+    step = jax.jit(lambda ps, xv, tv: [loss(ps, xv, tv), *jax.grad(loss)(ps, xv, tv)])
+    return lambda: jax.block_until_ready(step(params, x, labels))
+
+
+def workload_W10() -> Workload:
+    x, labels, params = _w10_data()
+    workload = Workload(
+        "W10 LeNet step (64x1x28x28; conv 5x5x20, pool, conv 5x5x50, pool, 500, 10), 9 outputs",
+        "ms",
+        reference="arignote",
+    )
+    workload.calls["arignote"] = _w10_arignote(x, labels, params)
+    if _have("jax"):
+        workload.calls["jax jit"] = _w10_jax(x, labels, params)
+    return workload
+
+
+# -- W7: an RNN with scan, forward and gradient ------------------------------------------------
+
+
+def _w7_data() -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(7)
+    hidden, inputs, steps = 64, 32, 500
+    w = rng.normal(size=(hidden, hidden)) / np.sqrt(hidden)
+    u = rng.normal(size=(hidden, inputs)) / np.sqrt(inputs)
+    x = rng.normal(size=(steps, inputs))
+    h0 = np.zeros(hidden)
+    return w, u, x, h0
+
+
+def _w7_numpy(w, u, x, h0, gradient: bool) -> object:
+    hs = [h0]
+    for x_t in x:
+        hs.append(np.tanh(w @ hs[-1] + u @ x_t))
+    if not gradient:
+        return hs[-1]
+    g_h, g_w = np.ones_like(h0), np.zeros_like(w)
+    for t in range(len(x), 0, -1):  # back-propagation through time
+        g_pre = g_h * (1 - hs[t] ** 2)
+        g_w += np.outer(g_pre, hs[t - 1])
+        g_h = w.T @ g_pre
+    return [hs[-1].sum(), g_w]
+
+
+def _w7_graph(tensor, scan, grad, w, u, x, h0, gradient: bool) -> object:
+    hs = scan(
+        lambda x_t, h, w, u: tensor.tanh(tensor.dot(w, h) + tensor.dot(u, x_t)),
+        sequences=x,
+        outputs_info=h0,
+        non_sequences=[w, u],
+        return_updates=False,
+    )
+    if not gradient:
+        return hs[-1]
+    cost = hs[-1].sum()
+    return [cost, grad(cost, w)]
+
+
+def _w7_workload(gradient: bool) -> Workload:
+    w, u, x, h0 = _w7_data()
+    what = "sum(h_T) and its gradient wrt W" if gradient else "h_T (forward only)"
+    workload = Workload(f"W7 RNN hidden 64, input 32, 500 steps: {what}", "ms")
+    workload.calls["numpy eager"] = lambda: _w7_numpy(w, u, x, h0, gradient)
+    sym = [pt.dmatrix("w"), pt.dmatrix("u"), pt.dmatrix("x"), pt.dvector("h0")]
+    f = arignote.function(sym, _w7_graph(pt, arignote.scan, arignote.grad, *sym, gradient))
+    trusted = arignote.function(
+        sym, _w7_graph(pt, arignote.scan, arignote.grad, *sym, gradient), trust_input=True
+    )
+    workload.calls["arignote"] = lambda: f(w, u, x, h0)
+    workload.calls["arignote trust_input"] = lambda: trusted(w, u, x, h0)
+    if _have("pytensor"):
+        import pytensor
+        import pytensor.tensor as ptt
+
+        psym = [ptt.dmatrix(), ptt.dmatrix(), ptt.dmatrix(), ptt.dvector()]
+        outs = _w7_graph(ptt, pytensor.scan, pytensor.grad, *psym, gradient)
+        for label, mode in (("pytensor default", None), ("pytensor C", "FAST_RUN")):
+            g = pytensor.function(psym, outs, mode=mode)
+            workload.calls[label] = lambda g=g: g(w, u, x, h0)
+    if _have("jax"):
+        import jax
+        import jax.numpy as jnp
+
+        jax.config.update("jax_enable_x64", True)
+
+        def last(wv, uv, xv, hv):
+            step = lambda h, x_t: (jnp.tanh(wv @ h + uv @ x_t), None)  # noqa: E731
+            return jax.lax.scan(step, hv, xv)[0]
+
+        if gradient:
+            value_and_grad = jax.value_and_grad(lambda *a: last(*a).sum())
+            h = jax.jit(lambda *a: list(value_and_grad(*a)))
+        else:
+            h = jax.jit(last)
+        workload.calls["jax jit"] = lambda: jax.block_until_ready(h(w, u, x, h0))
+    return workload
+
+
+def workload_W7() -> Workload:
+    return _w7_workload(gradient=True)
+
+
+def workload_W7f() -> Workload:
+    return _w7_workload(gradient=False)
+
+
 WORKLOADS: dict[str, Callable[[], Workload]] = {
     "W1": workload_W1,
     "W1v": workload_W1v,
     "W2": workload_W2,
     "W3": workload_W3,
     "W4": workload_W4,
+    "W7": workload_W7,
+    "W7f": workload_W7f,
     "W8": workload_W8,
+    "W10": workload_W10,
 }
 
 

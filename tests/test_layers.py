@@ -99,3 +99,65 @@ def test_layer_check_detects_upward_import(tmp_path):
     names = [n for n, _, _ in imports_of(tree, "arignote.graph.basic")]
     assert names == ["arignote.compile.function"]
     assert rank_of(names[0]) > rank_of("arignote.graph.basic")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """``{module: modules of the package it imports at module level}`` (package ``__init__``
+    re-exports excluded: a package importing its own submodules is how packages work)."""
+    graph: dict[str, set[str]] = {}
+    known = {module_name(path) for path in MODULES}
+    for path in MODULES:
+        module = module_name(path)
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text())
+        local_lines = function_bodies(tree)
+        graph[module] = {
+            name
+            for name, line, _ in imports_of(tree, module)
+            if name in known and line not in local_lines and name != module
+        }
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_no_import_cycles_between_modules():
+    assert import_cycles(import_graph()) == []
+
+
+def test_cycle_check_detects_a_cycle():
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

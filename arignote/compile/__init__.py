@@ -2,7 +2,8 @@
 
 from typing import Any
 
-from arignote.compile import io, mode, sharedvalue
+from arignote.compile import builders, io, mode, sharedvalue
+from arignote.compile.builders import OpFromGraph
 from arignote.compile.compiled import Function
 from arignote.compile.debugmode import (
     BadDestroyMap,
@@ -76,12 +77,14 @@ __all__ = [
     "Mode",
     "NanGuardError",
     "NanGuardMode",
+    "OpFromGraph",
     "Out",
     "ProfileStats",
     "SharedVariable",
     "UnusedInputError",
     "ViewOp",
     "as_op",
+    "builders",
     "deep_copy_op",
     "function",
     "get_mode",

@@ -1,11 +1,19 @@
 """``Function``: the callable a compiled graph becomes.
 
-A call binds the arguments to the input cells (checking and converting them), runs the VM,
-reads the outputs, and then applies the updates, all at once. Everything a call needs is
-computed when the function is created, and the common call (every argument given positionally,
-as ndarrays of exactly the expected dtype and number of dimensions) takes a fast path that does
-no more than compare each argument's type, dtype and ndim. ``f.trust_input = True`` skips even
-that.
+A call binds the arguments (checking and converting them), asks the *runner* (see
+:mod:`arignote.link.basic`) for the outputs, and applies the updates, all at once. The common
+call (every argument given positionally, as ndarrays of exactly the expected dtype and number
+of dimensions) takes a fast path that does no more than compare each argument's type, dtype and
+ndim; ``f.trust_input = True`` skips even that.
+
+Threads: a Function keeps no per-call state (the arguments, intermediates and results of a
+call live in that call's frame), so it may be called from several threads at once. Shared
+state is guarded by one process-wide re-entrant lock, :data:`STATE_LOCK`: a function that
+reads or updates shared variables runs each whole call (reading the shared values,
+computing, storing the updates) holding it. Such calls are therefore serialized: each one
+sees the state the previous one left, no update is lost, and no call sees a shared value
+while an update (possibly in place) rewrites it. Functions without shared variables never
+take the lock.
 
 Copying (``Function.copy``) and pickling are defined here too. A pickled function carries its
 graph, its defaults and the values of its shared variables; the unpickled function re-links
@@ -21,18 +29,34 @@ pickling; ``f.copy()`` instead keeps using the same shared variables (see :meth:
 from __future__ import annotations
 
 import copy
+import threading
 import time
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
 from arignote.compile.aliasing import destroyed_inputs, protect_inputs
-from arignote.compile.fastcall import fast_call
+from arignote.compile.entry import make_entry
 from arignote.compile.io import In, Out
 from arignote.compile.profiling import as_profile
-from arignote.graph.basic import Constant, Variable, clone_get_equiv
+from arignote.graph.basic import Variable, clone_get_equiv
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.shared import Container, SharedVariable, describe_value
+
+#: Serializes the calls of functions that read or update shared variables (see above).
+STATE_LOCK = threading.RLock()
+#: Serializes the recording into ProfileStats objects (several functions may share one).
+PROFILE_LOCK = threading.Lock()
+
+
+class _EntryPoint(property):
+    """The type of ``Function.__call__``: a property whose C-level getter returns the
+    instance's entry point. Being callable itself, ``Function.__call__(f, ...)`` and
+    ``inspect.signature(f)`` work as for a method."""
+
+    def __call__(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn._entry(*args, **kwargs)
 
 
 class _Explicit:
@@ -40,7 +64,6 @@ class _Explicit:
 
     __slots__ = (
         "allow_downcast",
-        "cell",
         "container",
         "default",
         "dtype",
@@ -58,7 +81,6 @@ class _Explicit:
         self.position = position
         self.spec = spec
         self.container = container
-        self.cell = container.storage
         self.name = spec.name
         self.strict = spec.strict
         self.allow_downcast = spec.allow_downcast
@@ -85,37 +107,43 @@ class Function:
     maker
         The :class:`~arignote.compile.function.FunctionMaker`; ``f.maker.fgraph`` is the
         rewritten graph.
+    runner
+        What runs the graph (the linker's runner: ``run``, ``fail``, ``free``,
+        ``report_profile``).
     trust_input
-        When True, positional arguments are stored as given, without any check or conversion
-        (the caller guarantees ndarrays of exactly the right dtype and shape).
+        When True, positional arguments are passed on as given, without any check or
+        conversion (the caller guarantees ndarrays of exactly the right dtype and shape).
     profile
         The :class:`~arignote.compile.profiling.ProfileStats`, when profiling.
     """
 
-    def __init__(
-        self,
-        maker: Any,
-        vm: Any,
-        containers: list[Container],
-        output_cells: list[list],
-        thunks: list,
-        order: list,
-    ) -> None:
+    def __init__(self, maker: Any, runner: Any, containers: list[Container]) -> None:
         self.maker = maker
-        self.vm = vm
+        self.runner = runner
         self.input_storage = containers
-        self.output_storage = output_cells
-        self.thunks = thunks
-        self.order = order
         self.name = maker.name
-        self._trust_input = False
         self.profile = maker.profile
-        self._setup(maker, containers, output_cells)
-        self._install_fast_call()
-
-    def _setup(self, maker: Any, containers: list[Container], output_cells: list[list]) -> None:
         self._setup_arguments(maker, containers)
-        self._setup_results(maker, containers, output_cells)
+        self._setup_results(maker, containers)
+        self.trust_input = False
+
+    @property
+    def vm(self) -> StorageCall:
+        """The storage-cell calling convention PyTensor code uses (see :class:`StorageCall`)."""
+        return StorageCall(self)
+
+    @property
+    def output_storage(self) -> list[list]:
+        """Cells receiving the outputs of ``f.vm()`` (one per graph output, updates included)."""
+        cells = self.__dict__.get("_output_cells")
+        if cells is None:
+            cells = self.__dict__["_output_cells"] = [[None] for _ in self.maker.fgraph.outputs]
+        return cells
+
+    @property
+    def order(self) -> list:
+        """The Apply nodes in the order the runner runs them."""
+        return self.runner.order
 
     def _setup_arguments(self, maker: Any, containers: list[Container]) -> None:
         self._explicit = [
@@ -123,8 +151,8 @@ class Function:
             for position, (inp, c) in enumerate(zip(maker.inputs, containers))
             if not inp.implicit
         ]
-        self._cells = [e.cell for e in self._explicit]
         self._n_args = len(self._explicit)
+        self._n_inputs = len(maker.inputs)
         self._by_name: dict[str, int | None] = {}
         for index, e in enumerate(self._explicit):
             if e.name:
@@ -136,130 +164,106 @@ class Function:
         self._overwritten = [
             index for index, e in enumerate(self._explicit) if graph_inputs[e.position] in destroyed
         ]
+        # Values of the implicit inputs (shared variables) are read at each call.
+        self._implicit = [
+            (j, c.storage)
+            for j, (inp, c) in enumerate(zip(maker.inputs, containers))
+            if inp.implicit
+        ]
+        self._leading = [e.position for e in self._explicit] == list(range(self._n_args))
         # The positional fast path checks dtype/ndim only; it is taken when every argument is a
         # tensor without state (a failed check then leaves nothing half-changed).
-        self._fast_specs = [(e.cell, e.dtype, e.ndim) for e in self._explicit]
-        self._fast_ok = all(e.dtype is not None and not e.state for e in self._explicit) and not (
-            self._overwritten
+        self._fast_specs = [(e.dtype, e.ndim) for e in self._explicit]
+        self._fast_ok = (
+            all(e.dtype is not None and not e.state for e in self._explicit)
+            and not self._overwritten
+            and self._leading
         )
         self._has_static = any(e.static_shape is not None for e in self._explicit)
 
-    def _setup_results(
-        self, maker: Any, containers: list[Container], output_cells: list[list]
-    ) -> None:
+    def _setup_results(self, maker: Any, containers: list[Container]) -> None:
         n_outputs = len(maker.outputs)
         update_inputs = [j for j, inp in enumerate(maker.inputs) if inp.update is not None]
         self._updates = [
-            (containers[j].storage, output_cells[n_outputs + k])
-            for k, j in enumerate(update_inputs)
+            (containers[j].storage, n_outputs + k) for k, j in enumerate(update_inputs)
         ]
-        self._result_cells = output_cells[:n_outputs]
+        self._n_outputs = n_outputs
         self._kind = maker.return_kind
         self._keys = maker.output_keys
-        self._single_cell = output_cells[0] if self._kind == "single" else None
-        # Cells cleared after a call so that the function keeps no reference to arguments and
-        # results (the VM may not recycle returned memory anyway).
-        gc = getattr(self.vm, "allow_gc", True)
-        self._clear_after = [e.cell for e in self._explicit if e.required]
-        if gc:
-            self._clear_after += [
-                cell
-                for cell, var in zip(output_cells, maker.fgraph.outputs)
-                if var.owner is not None
-            ]
 
     # -- calling ------------------------------------------------------------------------------
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # Functions usually get a generated ``__call__`` (see ``_install_fast_call``); this is
-        # the general one, also the fallback of the generated one for unusual arguments.
-        return self._call_general(args, kwargs)
-
-    def _call_general(self, args: tuple, kwargs: dict) -> Any:
-        try:
-            self._bind_and_run(args, kwargs)
-        except BaseException:
-            self._clear()
-            raise
-        if self._single_cell is not None:
-            results: Any = self._single_cell[0]
-        else:
-            results = [cell[0] for cell in self._result_cells]
-            if self._kind == "dict":
-                results = dict(zip(self._keys, results))
-        if self._updates:
-            self._apply_updates()
-        self._clear()
-        return results
-
-    def _clear(self) -> None:
-        """Drop the references to arguments and results (the function keeps none)."""
-        for cell in self._clear_after:
-            cell[0] = None
-
-    def _bind_and_run(self, args: tuple, kwargs: dict) -> None:
-        if kwargs or len(args) != self._n_args:
-            self._bind_slow(args, kwargs)
-        elif self._trust_input:
-            for cell, arg in zip(self._cells, args):
-                cell[0] = arg
-        elif self._fast_ok:
-            for (cell, dtype, ndim), arg in zip(self._fast_specs, args):
-                if type(arg) is np.ndarray and arg.dtype is dtype and arg.ndim == ndim:
-                    cell[0] = arg
-                else:
-                    self._bind_slow(args, kwargs)
-                    break
-            else:
-                if self._has_static:
-                    self._check_static_shapes(args)
-        else:
-            self._bind_slow(args, kwargs)
-        self.vm()
+    #: ``f(...)`` calls the function's entry point: a function generated for its signature by
+    #: :func:`make_entry` (the positional fast path, unrolled), falling back on
+    #: ``_call_general`` for anything unusual. Reading it through a C-level getter costs no
+    #: extra Python frame, and no class is made per function.
+    __call__ = _EntryPoint(attrgetter("_entry"), doc="Call the compiled function.")
 
     @property
     def trust_input(self) -> bool:
         """Skip checking and converting positional arguments (the caller guarantees them)."""
-        return self._trust_input
+        return self._trusted
 
     @trust_input.setter
     def trust_input(self, value: bool) -> None:
-        self._trust_input = bool(value)
-        if "_explicit" in self.__dict__:
-            self._install_fast_call()
+        self._trusted = bool(value)
+        self._entry = make_entry(self)
 
-    def _install_fast_call(self) -> None:
-        """Give this function a ``__call__`` generated for its signature (see ``fastcall``)."""
-        call = fast_call(self)
-        if call is None:
-            return
-        cls = self.__dict__.get("_own_class")
-        if cls is None:
-            cls = type(type(self).__name__, (type(self),), {"__module__": type(self).__module__})
-            self.__dict__["_own_class"] = cls
-            self.__class__ = cls
-        cls.__call__ = call
+    def _call_general(self, args: tuple, kwargs: dict) -> Any:
+        values = self._bind(args, kwargs)
+        if self._implicit or self._updates:
+            return self._run_with_state(values)
+        return self._package(self._run(values))
 
-    def _apply_updates(self) -> None:
-        """Store every update's new value, reading them all before writing any (a swap works)."""
-        updates = self._updates
-        if len(updates) == 1:
-            target, source = updates[0]
-            target[0] = source[0]
-            return
-        values = [source[0] for _, source in updates]
-        for (target, _), value in zip(updates, values):
-            target[0] = value
+    def _run(self, values: list) -> list:
+        runner = self.runner
+        try:
+            return runner.run(values)
+        except Exception as err:
+            runner.fail(err)
+            raise  # unreachable: fail raises
+
+    def _run_with_state(self, values: list) -> Any:
+        """Run the whole call holding ``STATE_LOCK`` (see the module docstring)."""
+        with STATE_LOCK:
+            if not self._leading:
+                values = self._in_graph_order(values)
+            values += [None] * (self._n_inputs - len(values))
+            for j, storage in self._implicit:
+                values[j] = storage[0]
+            outputs = self._run(values)
+            self._apply_updates(outputs)
+        return self._package(outputs)
+
+    def _in_graph_order(self, values: list) -> list:
+        ordered: list = [None] * self._n_inputs
+        for e, value in zip(self._explicit, values):
+            ordered[e.position] = value
+        return ordered
+
+    def _package(self, outputs: list) -> Any:
+        if self._kind == "single":
+            return outputs[0]
+        results = outputs[: self._n_outputs] if self._updates else outputs
+        if self._kind == "dict":
+            return dict(zip(self._keys, results))
+        return list(results)
+
+    def _apply_updates(self, outputs: list) -> None:
+        """Store every update's new value (all read before any is written: a swap works)."""
+        for storage, index in self._updates:
+            storage[0] = outputs[index]
 
     def _check_static_shapes(self, args: tuple) -> None:
         for e, arg in zip(self._explicit, args):
             if e.static_shape is not None and any(
                 s is not None and s != n for s, n in zip(e.static_shape, arg.shape)
             ):
-                self._set(e, arg)  # raises the descriptive error
+                self._check(e, arg)  # raises the descriptive error
 
-    def _bind_slow(self, args: tuple, kwargs: dict) -> None:
-        """Bind positional and keyword arguments: check, convert, apply defaults."""
+    def _bind(self, args: tuple, kwargs: dict) -> list:
+        """The explicit inputs' values from positional and keyword arguments: checked,
+        converted, defaults and states filled in."""
         explicit = self._explicit
         if len(args) > len(explicit):
             raise TypeError(
@@ -281,18 +285,26 @@ class Function:
                 raise TypeError(f"{self._signature()} got multiple values for argument {name!r}")
             values[index] = value
         checked = [self._check(e, v) for e, v in zip(explicit, values)]
-        for e, value in zip(explicit, checked):
-            if value is not _MISSING:
-                e.cell[0] = value
-            elif e.required or (e.state and e.cell[0] is None):
+        bound = [self._fill(e, value) for e, value in zip(explicit, checked)]
+        if self._overwritten:
+            self._unalias_overwritten(bound)
+        if not self._leading:
+            return self._in_graph_order(bound)
+        return bound
+
+    def _fill(self, e: _Explicit, value: Any) -> Any:
+        if value is not _MISSING:
+            if e.state:  # a given state replaces the stored one
+                e.container.storage[0] = value
+            return value
+        if e.state:
+            if e.container.storage[0] is None:
                 raise TypeError(
                     f"{self._signature()} is missing the argument for input {self._describe(e)}"
                 )
-            elif not e.state:
-                # The function may overwrite a mutable input: give it a copy of the default.
-                e.cell[0] = copy.copy(e.default) if e.spec.mutable else e.default
-        if self._overwritten:
-            self._unalias_overwritten()
+            return e.container.storage[0]
+        # The function may overwrite a mutable input: give it a copy of the default.
+        return copy.copy(e.default) if e.spec.mutable else e.default
 
     def _check(self, e: _Explicit, value: Any) -> Any:
         if value is _MISSING:
@@ -309,19 +321,16 @@ class Function:
                 f"{e.container.type}, got {describe_value(value)}. {err}"
             ) from err
 
-    def _set(self, e: _Explicit, value: Any) -> None:
-        e.cell[0] = self._check(e, value)
-
-    def _unalias_overwritten(self) -> None:
+    def _unalias_overwritten(self, values: list) -> None:
         """Copy an argument the function overwrites if it shares memory with another one."""
         for index in self._overwritten:
-            e = self._explicit[index]
-            value = e.cell[0]
+            e, value = self._explicit[index], values[index]
             vtype = e.container.type
-            for other in self._explicit:
-                if other is not e and vtype.may_share_memory(value, other.cell[0]):
-                    e.cell[0] = copy.copy(value)
-                    break
+            if any(
+                k != index and vtype.may_share_memory(value, other)
+                for k, other in enumerate(values)
+            ):
+                values[index] = copy.copy(value)
 
     # -- describing ---------------------------------------------------------------------------
 
@@ -363,15 +372,16 @@ class Function:
     def __getitem__(self, key: Any) -> Any:
         """The stored value of an input (its default, or its state for inputs with updates)."""
         e = self._find(key)
-        return e.default if not e.required and not e.state else e.cell[0]
+        return e.default if not e.required and not e.state else e.container.storage[0]
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """Change an input's default value, or its state for inputs with updates."""
         e = self._find(key)
         checked = self._check(e, value)
-        e.cell[0] = checked
-        if not e.required and not e.state:
-            e.default = checked
+        with STATE_LOCK:
+            e.container.storage[0] = checked
+            if not e.required and not e.state:
+                e.default = checked
 
     def __contains__(self, key: Any) -> bool:
         try:
@@ -385,11 +395,8 @@ class Function:
         return [inp.variable for inp in self.maker.inputs if inp.implicit]
 
     def free(self) -> None:
-        """Drop every intermediate and output value kept from the last call (frees memory)."""
-        inputs = {id(c.storage) for c in self.input_storage}
-        for var, cell in self.vm.storage_map.items():
-            if var.owner is not None and id(cell) not in inputs:
-                cell[0] = None
+        """Drop whatever the runner keeps between calls (the VM keeps no values anyway)."""
+        self.runner.free()
 
     # -- copying and pickling -----------------------------------------------------------------
 
@@ -406,8 +413,8 @@ class Function:
         Parameters
         ----------
         share_memory
-            Share the storage of intermediate values with this function (saves memory; the
-            two must then never run at the same time). Inputs and outputs are never shared.
+            Accepted for compatibility and without effect: intermediate values live in each
+            call's own frame, so there is no storage to share.
         swap
             ``{old_shared: new_shared}``: the copy reads and updates ``new_shared`` instead of
             ``old_shared`` (same type required).
@@ -433,6 +440,23 @@ class Function:
         return (_restore_function, (self.maker, self.input_storage, self.trust_input))
 
 
+class StorageCall:
+    """``f.vm()``: run the graph on the values in ``f.input_storage`` (containers, explicit
+    inputs included) and store every output in ``f.output_storage``, as PyTensor's inner
+    loops do. No update is applied. The cells are shared by every caller of this convention,
+    so unlike ``f(...)`` it is not safe to use from several threads at once.
+    """
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+
+    def __call__(self) -> None:
+        fn = self.fn
+        values = [container.storage[0] for container in fn.input_storage]
+        for cell, value in zip(fn.output_storage, fn._run(values)):
+            cell[0] = value
+
+
 class ProfiledFunction(Function):
     """A Function that times whole calls and feeds its profile (its VM times the nodes)."""
 
@@ -441,10 +465,10 @@ class ProfiledFunction(Function):
         try:
             return super().__call__(*args, **kwargs)
         finally:
-            self.profile.record_call(time.perf_counter() - start)
-            update = getattr(self.vm, "update_profile", None)
-            if update is not None:
-                update(self.profile)
+            elapsed = time.perf_counter() - start
+            with PROFILE_LOCK:
+                self.profile.record_call(elapsed)
+                self.runner.report_profile(self.profile)
 
 
 _MISSING: Any = object()
@@ -467,7 +491,7 @@ def _copy_function(
     maker = fn.maker
     for old, new in swap.items():
         _check_swap(maker, old, new)
-    fgraph, equiv = _copy_graph(maker, delete_updates, swap)
+    fgraph = _copy_graph(maker, delete_updates, swap)
     inputs, containers = [], []
     for inp, container in zip(maker.inputs, fn.input_storage):
         new_inp = copy.copy(inp)
@@ -483,14 +507,6 @@ def _copy_function(
         # Inputs that lost their update are no longer mutable: in-place ops of the compiled
         # graph that overwrote them must now overwrite copies.
         protect_inputs(fgraph, [inp.mutable for inp in inputs])
-    storage_map = None
-    if share_memory:
-        boundary = set(maker.fgraph.inputs) | set(maker.fgraph.outputs)
-        storage_map = {
-            equiv[var]: cell
-            for var, cell in fn.vm.storage_map.items()
-            if var not in boundary and not isinstance(var, Constant) and var in equiv
-        }
     new_maker = type(maker)(
         inputs,
         [Out(o.variable, o.borrow) for o in maker.outputs],
@@ -502,7 +518,7 @@ def _copy_function(
         return_kind=maker.return_kind,
         fgraph=fgraph,
     )
-    copied = new_maker.create(containers, storage_map=storage_map)
+    copied = new_maker.create(containers)
     copied.trust_input = fn.trust_input
     return copied
 
@@ -516,7 +532,7 @@ def _check_swap(maker: Any, old: Any, new: Any) -> None:
         raise TypeError(f"swap: {new} (type {new.type}) cannot replace {old} (type {old.type})")
 
 
-def _copy_graph(maker: Any, delete_updates: bool, swap: dict) -> tuple[FunctionGraph, dict]:
+def _copy_graph(maker: Any, delete_updates: bool, swap: dict) -> FunctionGraph:
     """A copy of the maker's rewritten graph, with swapped shared variables substituted."""
     old = maker.fgraph
     outputs = old.outputs[: len(maker.outputs)] if delete_updates else old.outputs
@@ -533,7 +549,7 @@ def _copy_graph(maker: Any, delete_updates: bool, swap: dict) -> tuple[FunctionG
         clone=False,
         update_mapping=update_mapping,
     )
-    return fgraph, equiv
+    return fgraph
 
 
 def _rebind_updates(fgraph: FunctionGraph, inputs: list[In]) -> None:

@@ -47,8 +47,8 @@ from arignote.graph.op import Op
 from arignote.graph.rewriting.trace import RewriteTrace
 from arignote.graph.shared import describe_value
 from arignote.graph.utils import MethodNotDefined
-from arignote.link.basic import Linker, raise_with_op
-from arignote.link.vm import VMLinker
+from arignote.link.basic import Linker, Runner, raise_with_op
+from arignote.link.vm import VMLinker, VMRunner
 from arignote.tensor.type import TensorType
 
 PREALLOCATION_KINDS = (
@@ -266,14 +266,21 @@ def _uses_perform(op: Any) -> bool:
 
 
 class NodeChecker:
-    """Runs one node's reference computation and checks the op's contract on it."""
+    """Runs one node's reference computation and checks the op's contract on it.
 
-    def __init__(self, node: Apply, fgraph: FunctionGraph, mode: DebugMode) -> None:
+    The reference is the op's ``perform`` (``debug_perform`` when it has one); an op with its
+    own ``make_thunk`` and no ``perform`` is computed by the kernel the linker built for it
+    (once per compiled function: an inner graph is never compiled during a call).
+    """
+
+    def __init__(self, node: Apply, fgraph: FunctionGraph, mode: DebugMode, kernel) -> None:
         self.node = node
         self.mode = mode
         op = node.op
-        self.perform = getattr(op, "debug_perform", None) or op.perform
         self.by_perform = _uses_perform(op)
+        self.perform = (
+            (getattr(op, "debug_perform", None) or op.perform) if self.by_perform else kernel
+        )
         self.destroyed = {i for ins in getattr(op, "destroy_map", {}).values() for i in ins}
         self.aliases = {
             out: set(getattr(op, "view_map", {}).get(out, ()))
@@ -291,7 +298,7 @@ class NodeChecker:
         self._check_inputs(values, inputs)
         self._check_views(inputs, outputs)
         self._check_outputs(outputs, values)
-        if self.shape_fn is not None:
+        if self.shape_fn is not None and all(v is not None for v in values):
             self._check_shapes(values, outputs)
         if self.by_perform:
             self._check_preallocated(values, outputs)
@@ -301,10 +308,7 @@ class NodeChecker:
     def _compute(self, inputs: list[Any], cells: list[list]) -> list[Any]:
         node = self.node
         try:
-            if self.by_perform:
-                self.perform(node, inputs, cells)
-            else:
-                _run_own_thunk(node, inputs, cells)
+            self.perform(node, inputs, cells)
         except Exception as err:
             storage = {v: [x] for v, x in zip(node.inputs, inputs)}
             raise_with_op(None, node, err, storage)
@@ -363,15 +367,6 @@ class NodeChecker:
                     raise BadThunkOutput(
                         self.node, j, f"output storage preallocated: {kind}", ref, got
                     )
-
-
-def _run_own_thunk(node: Apply, inputs: list[Any], cells: list[list]) -> None:
-    """Compute a node whose op has no ``perform`` through the op's own thunk."""
-    storage = {var: [value] for var, value in zip(node.inputs, inputs)}
-    storage.update(zip(node.outputs, cells))
-    computed = {var: [var in node.inputs] for var in storage}
-    thunk = node.op.make_thunk(node, storage, computed, [])
-    thunk()
 
 
 def _shape_evaluator(node: Apply, fgraph: FunctionGraph) -> Callable | None:
@@ -438,63 +433,61 @@ def _evaluator(inputs: list[Variable], outputs: list[Variable]) -> Callable[[lis
     if any(getattr(node.op, "destroy_map", None) for node in fgraph.apply_nodes):
         # (the inputs are private copies: all mutable) orders readers before in-place ops
         fgraph.attach_feature(DestroyHandler(range(len(fgraph.inputs))))
-    vm, in_cells, out_cells, _, _ = VMLinker(allow_gc=False).accept(fgraph).make_thunk()
-
-    def evaluate(values: list[Any]) -> list[Any]:
-        for cell, value in zip(in_cells, values):
-            cell[0] = value
-        vm()
-        return [cell[0] for cell in out_cells]
-
-    return evaluate
+    return VMLinker(allow_gc=False).accept(fgraph).make_runner().interpret
 
 
 # -- the linker ----------------------------------------------------------------------------------
 
 
-class DebugRunner:
-    """What a DebugMode function calls: reference run, compiled run, rewrite checks."""
+class DebugRunner(Runner):
+    """What a DebugMode function runs: reference run, compiled run, rewrite checks."""
 
-    def __init__(self, linker: DebugLinker, vm: Any, in_cells: list, out_cells: list) -> None:
+    def __init__(self, linker: DebugLinker, vm: VMRunner) -> None:
         fgraph = linker.fgraph
         self.fgraph = fgraph
         self.mode = linker.mode
         self.vm = vm
-        self.storage_map = vm.storage_map
-        self.allow_gc = False
-        self.in_cells, self.out_cells = in_cells, out_cells
         self.order = vm.order
-        self.checkers = [NodeChecker(node, fgraph, linker.mode) for node in self.order]
+        self.checkers = [
+            NodeChecker(step.node, fgraph, linker.mode, step.kernel) for step in vm.steps
+        ]
         self.comparable = _comparable_variables(fgraph)
         recorder = getattr(fgraph, "debug_recorder", None)
         self.rewrite_checks = (
             _rewrite_checks(fgraph, recorder) if self.mode.check_rewrites else None
         )
 
-    def __call__(self) -> None:
+    def run(self, inputs: list[Any]) -> list[Any]:
         # A private copy of the inputs: the compiled run may overwrite mutable ones.
-        inputs = [_copy(cell[0]) for cell in self.in_cells]
-        reference = self._reference(inputs)
-        self.vm()
-        self._compare_with_reference(reference)
+        private = [_copy(value) for value in inputs]
+        frame = self.vm.run_frame(inputs)
+        # The reference runs the nodes the compiled run computed: a lazy program skips the
+        # branch an IfElse does not take, whose values may be invalid (the reason for the IfElse).
+        reference = self._reference(private, frame)
+        self._compare_with_reference(reference, frame)
         if self.rewrite_checks is not None:
-            self.rewrite_checks(inputs, [reference[v] for v in self.fgraph.outputs])
+            self.rewrite_checks(private, [reference[v] for v in self.fgraph.outputs])
+        return self.vm.program.outputs_of(frame)
 
-    def _reference(self, inputs: list[Any]) -> dict[Variable, Any]:
+    def _reference(self, inputs: list[Any], frame: list) -> dict[Variable, Any]:
         values: dict[Variable, Any] = dict(zip(self.fgraph.inputs, [_copy(v) for v in inputs]))
+        slot_of = self.vm.program.slot_of
         for checker in self.checkers:
             node = checker.node
-            args = [v.data if isinstance(v, Constant) else values[v] for v in node.inputs]
+            if self.vm.lazy and all(frame[slot_of[v]] is None for v in node.outputs):
+                continue  # the lazy program did not compute this node
+            args = [v.data if isinstance(v, Constant) else values.get(v) for v in node.inputs]
             for var, value in zip(node.outputs, checker.run(args)):
                 values[var] = value
         return values
 
-    def _compare_with_reference(self, reference: dict[Variable, Any]) -> None:
+    def _compare_with_reference(self, reference: dict[Variable, Any], frame: list) -> None:
+        slot_of = self.vm.program.slot_of
         for node in self.order:
             for j, var in enumerate(node.outputs):
-                if var not in self.comparable:
-                    continue
-                got = self.storage_map[var][0]
+                if var not in self.comparable or var not in reference:
+                    continue  # (not computed: a lazy program skipped it)
+                got = frame[slot_of[var]]
                 if not var.type.is_valid_value(got):
                     reason = f"the compiled linker stored a value its type refuses ({got!r:.80})"
                     raise InvalidValueError(node, j, got, reason)
@@ -563,29 +556,22 @@ def _try_evaluator(inputs: list[Variable], outputs: list[Variable]) -> Callable 
 
 
 class DebugLinker(Linker):
-    """Links a graph for DebugMode: the compiled thunks wrapped in a :class:`DebugRunner`."""
+    """Links a graph for DebugMode: the compiled program wrapped in a :class:`DebugRunner`."""
 
     def __init__(self, mode: DebugMode) -> None:
         self.mode = mode
         self.fgraph = None
         self.no_recycling: list = []
 
-    def accept(self, fgraph: FunctionGraph, no_recycling=None, profile=None) -> DebugLinker:
-        if self.fgraph is not None and self.fgraph is not fgraph:
-            return DebugLinker(self.mode).accept(fgraph, no_recycling, profile)
-        self.fgraph = fgraph
-        self.no_recycling = list(no_recycling or [])
-        return self
-
     def clone(self, allow_gc: bool | None = None) -> DebugLinker:
         return DebugLinker(self.mode)
 
-    def make_thunk(self, input_storage=None, output_storage=None, storage_map=None):
-        inner = VMLinker(allow_gc=False).accept(self.fgraph, self.no_recycling)
-        vm, in_cells, out_cells, thunks, order = inner.make_thunk(
-            input_storage, output_storage, storage_map
-        )
-        return DebugRunner(self, vm, in_cells, out_cells), in_cells, out_cells, thunks, order
+    def make_runner(self) -> DebugRunner:
+        inner = VMLinker(allow_gc=False).accept(self._graph(), self.no_recycling)
+        return DebugRunner(self, inner.make_runner())
+
+
+_VM_NAMES = ("vm", "vm_nogc", "cvm", "py")
 
 
 class DebugMode(Mode):
@@ -619,6 +605,11 @@ class DebugMode(Mode):
         exclude: tuple = (),
         require: tuple = (),
     ) -> None:
+        if not (linker is None or linker in _VM_NAMES or isinstance(linker, VMLinker)):
+            raise ValueError(
+                f"DebugMode checks the Python VM against the reference and cannot use the "
+                f"linker {linker!r}; leave linker=None"
+            )
         super().__init__("vm", optimizer, include, exclude, require)
         unknown = set(check_preallocated_output) - set(PREALLOCATION_KINDS)
         if unknown:

@@ -22,7 +22,6 @@ from arignote.compile.compiled import Function, ProfiledFunction
 from arignote.compile.io import In, Out
 from arignote.compile.mode import Mode, get_mode, linking_with
 from arignote.compile.pickling import flat_maker_state, restore_maker_state
-from arignote.compile.pipeline import gc_paused
 from arignote.compile.profiling import ProfileStats, as_profile
 from arignote.config import config
 from arignote.graph.basic import Constant, Variable, ancestors, clone_get_equiv
@@ -397,22 +396,18 @@ class FunctionMaker:
 
     # -- creating functions ------------------------------------------------------------------
 
-    def create(
-        self, input_storage: list[Container] | None = None, storage_map: dict | None = None
-    ) -> Function:
+    def create(self, input_storage: list[Container] | None = None) -> Function:
         """A new Function over this graph, with the given input containers (or fresh ones)."""
         start = time.perf_counter()
         containers = input_storage or [self._container(inp) for inp in self.inputs]
-        with linking_with(self.mode):
-            vm, _, output_cells, thunks, order = self.linker.make_thunk(
-                input_storage=[c.storage for c in containers], storage_map=storage_map
-            )
+        with linking_with(self.mode, self.profile):
+            runner = self.linker.make_runner()
         self.timings["link"] = time.perf_counter() - start
         if self.profile is not None:
             self.profile.linker_time += self.timings["link"]
-            self.profile.nb_nodes = len(order)
+            self.profile.nb_nodes = len(runner.order)
         function_class = Function if self.profile is None else ProfiledFunction
-        return function_class(self, vm, containers, output_cells, thunks, order)
+        return function_class(self, runner, containers)
 
     def _container(self, inp: In) -> Container:
         if isinstance(inp.value, Container):
@@ -528,10 +523,7 @@ def function(
     roots = [o.variable for o in outs] + [inp.update for inp in own_updates]
     ins += _shared_inputs(roots, updates_by_target, no_default_updates, rebuild)
     _check_unused(ins, [o.variable for o in outs], on_unused_input or config.on_unused_input)
-    with gc_paused():  # compiling big graphs makes the collector rescan them again and again
-        maker = FunctionMaker(
-            ins, outs, mode, accept_inplace, name, profile_stats, keys, return_kind
-        )
-        fn = maker.create()
+    maker = FunctionMaker(ins, outs, mode, accept_inplace, name, profile_stats, keys, return_kind)
+    fn = maker.create()
     fn.trust_input = trust_input
     return fn

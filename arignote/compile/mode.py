@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -10,23 +10,17 @@ from typing import Any
 from arignote.compile.pipeline import make_pipeline
 from arignote.config import config
 from arignote.graph.rewriting.basic import GraphRewriter
-from arignote.link.basic import Linker
-from arignote.link.vm import VMLinker
+from arignote.link.basic import LINKERS, Linker, linker_named
+from arignote.link.basic import register_linker as register_linker  # re-exported
+from arignote.link.vm import VMLinker  # noqa: F401  (registers the built-in linkers)
 
-#: Linker factories by name; backends add theirs.
-LINKERS: dict[str, Callable[[], Linker]] = {
-    "vm": lambda: VMLinker(allow_gc=None),
-    "vm_nogc": lambda: VMLinker(allow_gc=False),
-    "cvm": lambda: VMLinker(allow_gc=None),  # accepted for compatibility: the Python VM
-    "py": lambda: VMLinker(allow_gc=False),
-}
-
-
-# The mode of the function whose graph is being linked now. Inner-graph ops (IndexMap, Scan,
-# IfElse, OpFromGraph) read it in ``make_thunk`` so that their inner graph is compiled once per
-# outer compiled function, by the outer function's mode (DebugMode, NanGuardMode and profiling
-# then reach inner graphs). A context variable, so concurrent compilations never see each other's.
+# The mode (and profile) of the function whose graph is being linked now. Inner-graph ops
+# (IndexMap, Scan, IfElse, OpFromGraph) read them in ``make_thunk`` so that their inner graph
+# is compiled once per outer compiled function, by the outer function's mode (DebugMode,
+# NanGuardMode and profiling then reach inner graphs). Context variables, so concurrent
+# compilations never see each other's.
 _linking_mode: ContextVar[Any] = ContextVar("arignote_linking_mode", default=None)
+_linking_profile: ContextVar[Any] = ContextVar("arignote_linking_profile", default=None)
 
 
 def linking_mode() -> Any:
@@ -34,19 +28,22 @@ def linking_mode() -> Any:
     return _linking_mode.get()
 
 
+def linking_profile() -> Any:
+    """The ``ProfileStats`` of the function being linked in this context (None: unprofiled)."""
+    return _linking_profile.get()
+
+
 @contextmanager
-def linking_with(mode: Any) -> Iterator[None]:
-    """Make ``mode`` the answer of :func:`linking_mode` for the duration of the block."""
-    token = _linking_mode.set(mode)
+def linking_with(mode: Any, profile: Any = None) -> Iterator[None]:
+    """Make ``mode`` and ``profile`` the answers of :func:`linking_mode` and
+    :func:`linking_profile` for the duration of the block."""
+    mode_token = _linking_mode.set(mode)
+    profile_token = _linking_profile.set(profile)
     try:
         yield
     finally:
-        _linking_mode.reset(token)
-
-
-def register_linker(name: str, factory: Callable[[], Linker]) -> None:
-    """Make ``Mode(linker=name)`` build its linker with ``factory``."""
-    LINKERS[name] = factory
+        _linking_profile.reset(profile_token)
+        _linking_mode.reset(mode_token)
 
 
 class Mode:
@@ -85,17 +82,22 @@ class Mode:
     def linker(self) -> Linker:
         """A fresh linker for one compilation."""
         if isinstance(self.linker_spec, Linker):
-            return (
-                self.linker_spec.clone() if hasattr(self.linker_spec, "clone") else self.linker_spec
-            )
-        return LINKERS[self.linker_spec]()
+            return self.linker_spec.clone()
+        return linker_named(self.linker_spec)
 
     @property
     def optimizer(self) -> GraphRewriter:
-        """The rewriter applied to the graph before linking."""
+        """The rewriter applied to the graph before linking.
+
+        The pipeline follows the linker's declaration: the rewrites it requires are included,
+        those it cannot take (``incompatible_rewrites``, e.g. in-place for JAX) excluded.
+        """
         if isinstance(self.optimizer_spec, GraphRewriter):
             return self.optimizer_spec
-        return make_pipeline(self.optimizer_spec, self.include, self.exclude, self.require)
+        linker = self.linker
+        include = self.include + tuple(linker.required_rewrites)
+        exclude = self.exclude + tuple(linker.incompatible_rewrites)
+        return make_pipeline(self.optimizer_spec, include, exclude, self.require)
 
     def fgraph_features(self) -> list:
         """Features attached to a function's graph before rewriting (none by default).
@@ -123,7 +125,21 @@ class Mode:
         return self._derive(require=self.require + tags)
 
     def clone(self, link_kwargs: dict | None = None, optimizer: Any = "", **kwargs: Any) -> Mode:
-        return self._derive(optimizer_spec=self.optimizer_spec if optimizer == "" else optimizer)
+        """This mode with another ``optimizer`` and/or linker options.
+
+        ``link_kwargs`` may hold ``allow_gc`` (the only option linkers share); anything else
+        is refused rather than silently ignored.
+        """
+        link_kwargs = dict(link_kwargs or {})
+        unknown = sorted(set(link_kwargs) - {"allow_gc"}) + sorted(kwargs)
+        if unknown:
+            raise TypeError(f"Mode.clone: unsupported options {unknown}")
+        changes: dict[str, Any] = {}
+        if optimizer != "":
+            changes["optimizer_spec"] = optimizer
+        if "allow_gc" in link_kwargs:
+            changes["linker_spec"] = self.linker.clone(allow_gc=link_kwargs["allow_gc"])
+        return self._derive(**changes)
 
     def __str__(self) -> str:
         return (

@@ -61,6 +61,13 @@ class ProfileStats:
         self.linker_time = 0.0
         self.nb_nodes = 0
         self.apply_stats: dict[Apply, ApplyStats] = {}
+        self.inner: list[ProfileStats] = []
+
+    def inner_profile(self, message: str) -> ProfileStats:
+        """A profile for an inner graph of the profiled function (shown in its summary)."""
+        child = ProfileStats(message)
+        self.inner.append(child)
+        return child
 
     # -- recording -----------------------------------------------------------------------
 
@@ -100,6 +107,8 @@ class ProfileStats:
         self.fct_call_time = 0.0
         self.vm_call_time = 0.0
         self.apply_stats.clear()
+        for child in self.inner:
+            child.reset()
 
     # -- aggregating ---------------------------------------------------------------------
 
@@ -139,6 +148,9 @@ class ProfileStats:
     def summary_text(self, n_apply_to_print: int = 20) -> str:
         lines = self._function_lines() + [""] + self._op_lines() + [""]
         lines += self._apply_lines(n_apply_to_print)
+        for child in self.inner:
+            text = child.summary_text(n_apply_to_print).rstrip("\n")
+            lines += ["", "Inner graph:"] + ["    " + line for line in text.split("\n")]
         return "\n".join(lines) + "\n"
 
     def _function_lines(self) -> list[str]:

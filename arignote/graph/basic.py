@@ -194,7 +194,9 @@ class Variable(Node):
         if name is not None and not isinstance(name, str):
             raise TypeError(f"A variable's name must be a string, got {name.__class__.__name__}")
         self.name = name
-        self.auto_name = f"auto_{next(_auto_name_counter)}"
+        # The creation index orders variables stably while rewriting (canonical term order).
+        self.creation_index = next(_auto_name_counter)
+        self.auto_name = f"auto_{self.creation_index}"
 
     def get_parents(self) -> list:
         return [self.owner] if self.owner is not None else []

@@ -22,6 +22,7 @@ from typing import Any
 
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.features import AlreadyThere, Feature, InconsistencyError
+from arignote.graph.lazy import has_lazy_nodes
 
 __all__ = ["DestroyHandler", "can_destroy", "view_root"]
 
@@ -212,7 +213,20 @@ def can_destroy(fgraph: Any, node: Apply, index: int, max_visits: int = 500) -> 
                 return False
             if client is not node:
                 readers.add(client)
+    if readers and _runs_on_demand(fgraph, handler):
+        return False
     return not readers or not _reaches(fgraph, node, readers, max_visits)
+
+
+def _runs_on_demand(fgraph: Any, handler: Any) -> bool:
+    """Whether the graph has lazy nodes (an ``IfElse``): the lazy VM then computes values on
+    demand, not in the order that puts readers before the node overwriting their input, so
+    no value with other readers may be overwritten. Cached on the handler: in-place passes
+    ask for every node, and they add no lazy node."""
+    cached = getattr(handler, "_runs_on_demand", None)
+    if cached is None:
+        cached = handler._runs_on_demand = has_lazy_nodes(fgraph)
+    return cached
 
 
 def _successors(node: Apply, clients: dict, before: dict) -> list:

@@ -154,6 +154,11 @@ class Op(HasProps):
         The thunk reads inputs from ``storage_map``, writes outputs there, and marks them
         computed in ``compute_map``. Outputs listed in ``no_recycling`` start from an empty cell.
         Ops that override this method do not need ``perform``.
+
+        A thunk carrying a ``perform`` attribute (a function with ``perform``'s signature that
+        computes from the values it is given, as the base thunk's does) lets the VM run the
+        node on each call's own values, so that concurrent calls proceed in parallel; any
+        other thunk is run through its cells, one call at a time.
         """
         self.prepare_node(node, storage_map, compute_map, impl)
         return self.make_py_thunk(node, storage_map, compute_map, no_recycling, impl == "debug")

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from arignote.graph.basic import Apply, Constant, Variable
+from arignote.graph.codegen import CodeBuilder, GeneratedCode
 from arignote.graph.grad_types import disconnected, is_disconnected, is_null
 from arignote.graph.op import HasInnerGraph
 from arignote.graph.traversal import io_toposort
@@ -295,7 +296,7 @@ class _Emitter:
         self.composite = composite
         self.buffered = mode == "buffered"
         self.scalar = mode == "scalar"
-        self.globals: dict = {}
+        self.code = CodeBuilder(f"<composite {mode}>")
         self.names: dict = {v: f"i{k}" for k, v in enumerate(composite.inputs)}
         self.lines: list[str] = []
         self.full: set[str] = set(self.names.values())  # values of the inputs' full shape
@@ -307,15 +308,12 @@ class _Emitter:
     def ref(self, var: Variable) -> str:
         name = self.names.get(var)
         if name is None:  # a constant: hoisted as a NumPy scalar of its dtype
-            name = f"c{len(self.globals)}"
-            self.globals[name] = np.asarray(var.data, dtype=var.type.dtype)[()]
+            name = self.code.name("c", np.asarray(var.data, dtype=var.type.dtype)[()])
             self.names[var] = name
         return name
 
     def function(self, op: ScalarOp) -> str:
-        name = f"f{len(self.globals)}"
-        self.globals[name] = op.nfunc if _is_plain_ufunc(op) else op.elementwise
-        return name
+        return self.code.name("f", op.nfunc if _is_plain_ufunc(op) else op.elementwise)
 
     def emit(self, position: int, node: Apply) -> None:
         args = [self.ref(i) for i in node.inputs]
@@ -360,13 +358,14 @@ class _Emitter:
                 self.owned.discard(name)
                 self.free.setdefault(inp.type.dtype, []).append(name)
 
-    def source(self) -> str:
-        args = ", ".join(f"i{k}" for k in range(self.composite.nin))
+    def build(self) -> GeneratedCode:
+        code = self.code
+        code.line(f"def composite({', '.join(f'i{k}' for k in range(self.composite.nin))}):", 0)
+        for line in self.lines:
+            code.line(line)
         returned = ", ".join(self.names[o] for o in self.composite.outputs)
-        if self.composite.nout > 1:
-            returned = f"({returned})"
-        body = "\n".join(f"    {line}" for line in self.lines)
-        return f"def composite({args}):\n{body}\n    return {returned}\n"
+        code.line(f"return ({returned})" if self.composite.nout > 1 else f"return {returned}")
+        return code.build("composite")
 
 
 def _last_uses(composite: Composite) -> dict:
@@ -382,7 +381,4 @@ def _generate(composite: Composite, mode: str) -> Callable:
     emitter = _Emitter(composite, mode)
     for position, node in enumerate(composite.nodes):
         emitter.emit(position, node)
-    namespace = dict(emitter.globals)
-    code = compile(emitter.source(), f"<composite {id(composite):x}>", "exec")
-    exec(code, namespace)  # the source is generated above from the inner graph, not user text
-    return namespace["composite"]
+    return emitter.build().function

@@ -16,6 +16,7 @@ import numpy as np
 from arignote.autodiff import Rop, grad
 from arignote.autodiff.connection import graph_connection_pattern
 from arignote.compile import function
+from arignote.compile.mode import get_mode, linking_mode, linking_profile
 from arignote.graph.basic import Apply, Constant, Variable, ancestors, clone, graph_inputs
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.grad_types import disconnected, is_disconnected, is_null
@@ -89,7 +90,6 @@ class IndexMap(Op, HasInnerGraph):
         self._outputs = outputs
         self.n_sequences = int(n_sequences)
         self.graph_key = graph_key(inputs, outputs)  # also checks that the graph is closed
-        self._compiled = None
         self._row_shapes: list | None = None
         self._pattern: list | None = None
 
@@ -103,19 +103,12 @@ class IndexMap(Op, HasInnerGraph):
     def inner_outputs(self) -> list[Variable]:
         return self._outputs
 
-    @property
-    def fn(self) -> Any:
-        """The compiled inner graph (compiled on first use)."""
-        if self._compiled is None:
-            self._compiled = function(self._inputs, self._outputs, on_unused_input="ignore")
-        return self._compiled
-
     def clone(self) -> IndexMap:
         return IndexMap(self._inputs, self._outputs, self.n_sequences)
 
     def __getstate__(self) -> dict:
         state = super().__getstate__()
-        state.update(_compiled=None, _row_shapes=None, _pattern=None)
+        state.update(_row_shapes=None, _pattern=None)
         return state
 
     def __str__(self) -> str:
@@ -150,7 +143,38 @@ class IndexMap(Op, HasInnerGraph):
 
     # -- computing ----------------------------------------------------------------------
 
-    def perform(self, node, inputs, output_storage):
+    def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
+        """Compile the inner graph once, with the mode of the function being linked.
+
+        The outer function's mode (DebugMode, NanGuardMode, profiling...) thus reaches the
+        inner graph, and calls compile nothing. The thunk carries ``perform``, which computes
+        from values alone: the linker runs it on each call's own frame (thread-safe).
+        """
+        mode = linking_mode() or get_mode(None)
+        outer_profile = linking_profile()
+        profile = None if outer_profile is None else outer_profile.inner_profile(str(self))
+        inner = function(
+            self._inputs, self._outputs, mode=mode, profile=profile, on_unused_input="ignore"
+        )
+        empty_shapes = self._empty_row_shapes_function(mode)
+
+        def perform(node, inputs, output_storage):
+            self._run(inner, empty_shapes, node, inputs, output_storage)
+
+        in_cells = [storage_map[v] for v in node.inputs]
+        out_cells = [storage_map[v] for v in node.outputs]
+        flags = [compute_map[v] for v in node.outputs]
+
+        def thunk():
+            perform(node, [cell[0] for cell in in_cells], out_cells)
+            for flag in flags:
+                flag[0] = True
+
+        thunk.perform = perform
+        thunk.lazy = False
+        return thunk
+
+    def _run(self, inner, empty_shapes, node, inputs, output_storage) -> None:
         n, *args = inputs
         n = int(n)
         sequences, rest = args[: self.n_sequences], args[self.n_sequences :]
@@ -160,16 +184,18 @@ class IndexMap(Op, HasInnerGraph):
             if len(seq) != n:
                 raise ValueError(f"{self}: sequence {k} has {len(seq)} rows, expected {n}")
         if n == 0:
-            shapes = self._empty_row_shapes(rest)
+            shapes = empty_shapes(rest)
             for cell, out, shape in zip(output_storage, node.outputs, shapes):
                 cell[0] = np.empty((0, *shape), dtype=out.type.dtype)
             return
         results = None
         for i in range(n):
-            rows = self.fn(np.asarray(i, dtype="int64"), *[s[i] for s in sequences], *rest)
+            rows = inner(np.asarray(i, dtype="int64"), *[s[i] for s in sequences], *rest)
             if results is None:  # allocated from the first rows' shapes
-                results = [np.empty((n, *np.shape(r)), dtype=o.type.dtype)
-                           for r, o in zip(rows, node.outputs)]  # fmt: skip
+                results = [
+                    np.empty((n, *np.shape(r)), dtype=o.type.dtype)
+                    for r, o in zip(rows, node.outputs)
+                ]
             for j, (result, row) in enumerate(zip(results, rows)):
                 if np.shape(row) != result.shape[1:]:
                     raise ValueError(
@@ -180,25 +206,29 @@ class IndexMap(Op, HasInnerGraph):
         for cell, result in zip(output_storage, results):
             cell[0] = result
 
-    def _empty_row_shapes(self, non_sequences: list) -> list[tuple[int, ...]]:
-        """Row shapes when there are no rows: static, or from the index-free shape graphs."""
+    def _empty_row_shapes_function(self, mode: Any) -> Callable[[list], list[tuple[int, ...]]]:
+        """``non_sequences -> row shapes`` for n = 0: static, or from the index-free shape
+        graphs (compiled here, once, with ``mode``)."""
         entries = self.row_shape_graphs()
         placeholders = self._inputs[1 + self.n_sequences :]
         needed = [e for shape in entries for e in shape if e is not None]
-        values = iter(
-            function(placeholders, needed, on_unused_input="ignore")(*non_sequences)
-            if needed
-            else []
+        compute = (
+            function(placeholders, needed, mode=mode, on_unused_input="ignore") if needed else None
         )
-        shapes = []
-        for out, shape in zip(self._outputs, entries):
-            if any(e is None for e in shape):
-                raise ValueError(
-                    f"{self}: with n = 0 the shape of output {out} cannot be known (it depends on "
-                    "the index or on the sequences)"
-                )
-            shapes.append(tuple(int(next(values)) for _ in shape))
-        return shapes
+
+        def shapes_of(non_sequences: list) -> list[tuple[int, ...]]:
+            values = iter(compute(*non_sequences) if compute is not None else [])
+            shapes = []
+            for out, shape in zip(self._outputs, entries):
+                if any(e is None for e in shape):
+                    raise ValueError(
+                        f"{self}: with n = 0 the shape of output {out} cannot be known (it "
+                        "depends on the index or on the sequences)"
+                    )
+                shapes.append(tuple(int(next(values)) for _ in shape))
+            return shapes
+
+        return shapes_of
 
     def row_shape_graphs(self) -> list[list[Variable | None]]:
         """For each output, the length of each row dimension as a graph of the non-sequence

@@ -48,3 +48,7 @@ from arignote.tensor import random
 
 as_tensor = as_tensor_variable
 newaxis = None  # numpy.newaxis: x[:, pt.newaxis] inserts a length-1 dimension
+
+# Theano-era names kept so that Theano programs run: T.nnet (activations, cross-entropies,
+# conv2d), T.conv (convolutions), T.signal.pool / T.signal.downsample (pooling).
+from arignote.tensor import conv, nnet, raw_random, shared_randomstreams, signal

@@ -9,18 +9,29 @@ from typing import Any
 
 import numpy as np
 
+from arignote.config import config
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.grad_types import disconnected
 from arignote.graph.op import Op
 from arignote.scalar.basic import discrete_dtypes, grad_dtype, integer_dtypes
-from arignote.tensor.alloc import alloc, as_size, is_sequence, shape_entries, static_int, tri
+from arignote.tensor.alloc import (
+    alloc,
+    arange,
+    as_size,
+    is_sequence,
+    shape_entries,
+    static_int,
+    tri,
+)
 from arignote.tensor.basic import as_tensor_variable, constant
 from arignote.tensor.elemwise import DimShuffle
+from arignote.tensor.indexing_ops import bincount, diff
 from arignote.tensor.join import join, split
 from arignote.tensor.math import cast, eq, maximum, minimum, mod, mul, switch
 from arignote.tensor.reduction import Sum, _sum_dtype, normalize_axes
 from arignote.tensor.reshape import flatten, reshape
-from arignote.tensor.shape import as_axis, shape_i, shape_padleft, shape_tuple
+from arignote.tensor.shape import as_axis, shape_i, shape_padleft, shape_tuple, squeeze
+from arignote.tensor.sort import searchsorted, unique
 from arignote.tensor.type import tensor_type
 
 
@@ -735,3 +746,18 @@ __all__ = [
     "tril",
     "triu",
 ]
+
+
+def to_one_hot(y: Any, nb_class: int, dtype: Any = None) -> Variable:
+    """Theano's ``to_one_hot``: the rows of the identity picked by the integer vector ``y``,
+    ``(len(y), nb_class)``, of ``dtype`` (default floatX)."""
+    y = as_tensor_variable(y)
+    if y.type.ndim != 1 or y.type.dtype not in integer_dtypes:
+        raise TypeError(f"to_one_hot expects an integer vector, got {y.type}")
+    classes = DimShuffle(1, ("x", 0))(arange(nb_class))
+    hot = eq(DimShuffle(1, (0, "x"))(y), classes)
+    return cast(hot, dtype or config.floatX)
+
+
+# Theano's tensor.extra_ops also held these; they live with their families (the same objects).
+__all__ += ["bincount", "diff", "searchsorted", "squeeze", "to_one_hot", "unique"]

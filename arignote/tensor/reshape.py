@@ -155,9 +155,11 @@ def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
     return Reshape(ndim)(x, shp)
 
 
-def flatten(x: Any, ndim: int = 1) -> Variable:
-    """``x`` with its trailing dimensions merged so that it has ``ndim`` dimensions."""
+def flatten(x: Any, ndim: int = 1, outdim: int | None = None) -> Variable:
+    """``x`` with its trailing dimensions merged so that it has ``ndim`` dimensions
+    (``outdim`` is Theano's name for ``ndim``)."""
     x = as_tensor_variable(x)
+    ndim = ndim if outdim is None else outdim
     if not 1 <= ndim <= max(x.type.ndim, 1):
         raise ValueError(f"flatten to {ndim} dims is impossible for {x.type}")
     if x.type.ndim == ndim:

@@ -415,10 +415,15 @@ def _plural(make: Callable) -> Callable:
         if len(names) == 1 and isinstance(names[0], int):
             return [make(**kwargs) for _ in range(names[0])]
         if len(names) == 1 and isinstance(names[0], str):
-            names = tuple(n for n in names[0].replace(",", " ").split() if n)
+            text = names[0]
+            # PyTensor iterates over the string: scalars("xyz") makes x, y and z
+            separated = "," in text or " " in text
+            names = tuple(n for n in text.replace(",", " ").split() if n) if separated else text
         return [make(n, **kwargs) for n in names]
 
-    many.__doc__ = f"Several variables at once: names, a count, or one 'x, y' string ({make})."
+    many.__doc__ = (
+        f"Several variables at once: names, a count, one 'x, y' string, or 'xy' ({make})."
+    )
     many._plural = True  # type: ignore[attr-defined]
     return many
 

@@ -88,6 +88,25 @@ class _TensorOperators:
             "arignote.tensor.switch / ifelse for conditions, and `is` to compare variables."
         )
 
+    def _no_value(self, use: str, fix: str):
+        return TypeError(
+            f"{self} is symbolic: it has no value to {use} when the graph is built (Theano "
+            f"programs that did this relied on a constant). {fix}"
+        )
+
+    def __index__(self) -> int:
+        raise self._no_value(
+            "use as a Python int",
+            "Loop with arignote.scan, index with the variable itself, or compute a shape with "
+            "`.eval()` first.",
+        )
+
+    def __int__(self) -> int:
+        raise self._no_value("convert", "Use arignote.tensor.cast(x, 'int64'), or `.eval()`.")
+
+    def __float__(self) -> float:
+        raise self._no_value("convert", "Use arignote.tensor.cast(x, 'float64'), or `.eval()`.")
+
     def __len__(self) -> int:
         length = self.type.shape[0] if self.type.ndim else None
         if length is None:
@@ -150,8 +169,8 @@ class _TensorOperators:
             newshape = newshape[0]
         return reshape(self, newshape, ndim=ndim)
 
-    def flatten(self, ndim: int = 1) -> Variable:
-        return flatten(self, ndim)
+    def flatten(self, ndim: int = 1, outdim: int | None = None) -> Variable:
+        return flatten(self, ndim, outdim)
 
     def ravel(self) -> Variable:
         return flatten(self, 1)

@@ -113,7 +113,7 @@ def test_mode_linkers():
         f = function([x], pt.exp(x) + 1, mode=Mode(linker, "fast_run"))
         np.testing.assert_allclose(f([0.0]), [2.0])
     nogc = function([x], pt.exp(x) + 1, mode=Mode("vm_nogc"))
-    assert nogc.vm.plan is None
+    assert not any(step.free for step in nogc.runner.steps)  # nothing freed during a call
     with pytest.raises(ValueError, match="Unknown linker"):
         Mode("gpu")
     with pytest.raises(TypeError, match="optimizer must be"):
@@ -163,9 +163,22 @@ def test_config_linker_and_optimizer_drive_the_default_mode():
         f = function([x], out)
         assert (f.maker.mode.linker_spec, f.maker.mode.optimizer_spec) == ("vm_nogc", "None")
         assert len(f.maker.fgraph.apply_nodes) == 5  # nothing rewritten (dimshuffles included)
-        assert f.vm.allow_gc is False
+        assert not any(step.free for step in f.runner.steps)
         assert get_mode(None) is get_mode("Mode")  # one Mode per combination
     with arignote.config.change_flags(mode="FAST_RUN", optimizer="None"):
         assert get_mode(None) is FAST_RUN  # a named mode keeps its own pipeline
     with arignote.config.change_flags(linker="bogus"), pytest.raises(ValueError, match="linker"):
         function([x], out)
+
+
+def test_clone_honours_allow_gc_and_refuses_unknown_options():
+    x = pt.dvector("x")
+    nogc = Mode("vm").clone(link_kwargs={"allow_gc": False}, optimizer="fast_compile")
+    f = function([x], pt.exp(x) * 2 + 1, mode=nogc)
+    assert nogc.optimizer_spec == "fast_compile"
+    assert not any(step.free for step in f.runner.steps)
+    np.testing.assert_allclose(f(np.zeros(2)), [3.0, 3.0])
+    with pytest.raises(TypeError, match="unsupported options"):
+        Mode("vm").clone(link_kwargs={"impl": "debug"})
+    with pytest.raises(TypeError, match="unsupported options"):
+        Mode("vm").clone(message="x")

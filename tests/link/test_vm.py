@@ -1,4 +1,4 @@
-"""The Python VM: order, freeing intermediates, lazy evaluation, callbacks, errors, thunks."""
+"""The Python VM: program, frames, freeing, lazy evaluation, callbacks, profiling, errors."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from arignote import function
 from arignote.graph.basic import Apply
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.op import Op
-from arignote.link.basic import perform_thunk
-from arignote.link.vm import VM, CallbackVM, GeneratedVM, LazyVM, ProfilingVM, VMLinker
+from arignote.link.vm import VMLinker, VMRunner
 
 
 class Counting(Op):
@@ -77,33 +76,47 @@ class WithDebug(Counting):
         output_storage[0][0] = inputs[0] + 100
 
 
-def _link(outputs, inputs, **kwargs):
+def _link(outputs, inputs, **kwargs) -> VMRunner:
     fgraph = FunctionGraph(inputs, outputs, clone=False)
-    return VMLinker(**kwargs).accept(fgraph).make_all()
+    return VMLinker(**kwargs).accept(fgraph).make_runner()
 
 
 @pytest.fixture(params=["generated", "loop"])
-def vm_kind(request, monkeypatch):
-    """Run a test with the generated VM and with the plain loop VM."""
-    if request.param == "loop":
-        monkeypatch.setattr(GeneratedVM, "MAX_NODES", 0)
-    return GeneratedVM if request.param == "generated" else VM
+def generated(request):
+    """Run a test with the generated code and with the interpreted loop."""
+    return request.param == "generated"
 
 
-def test_vm_runs_nodes_in_order_and_frees_intermediates(vm_kind):
+def _ready(runner: VMRunner, generated: bool) -> VMRunner:
+    if generated:
+        runner.generate()
+        assert runner.run == runner.generated.function
+    return runner
+
+
+def test_vm_runs_nodes_in_order_and_frees_intermediates(generated):
     x = pt.dvector("x")
     mid = Counting("a")(x)
     out = Counting("b")(mid)
-    vm, ins, outs, _, order, storage, _ = _link([out], [x], allow_gc=True)
-    assert type(vm) is vm_kind and [n.op.tag for n in order] == ["a", "b"]
-    ins[0][0] = np.zeros(2)
-    vm()
-    np.testing.assert_array_equal(outs[0][0], [2.0, 2.0])
-    assert storage[mid][0] is None  # freed once its last user ran
-    vm, ins, outs, _, _, storage, _ = _link([out], [x], allow_gc=False)
-    ins[0][0] = np.zeros(2)
-    vm()
-    np.testing.assert_array_equal(storage[mid][0], [1.0, 1.0])
+    runner = _ready(_link([out], [x], allow_gc=True), generated)
+    assert [n.op.tag for n in runner.order] == ["a", "b"]
+    np.testing.assert_array_equal(runner.run([np.zeros(2)])[0], [2.0, 2.0])
+    frame = runner.run_frame([np.zeros(2)])
+    assert frame[runner.program.slot_of[mid]] is None  # freed once its last user ran
+    kept = _link([out], [x], allow_gc=False)
+    frame = kept.run_frame([np.zeros(2)])
+    np.testing.assert_array_equal(frame[kept.program.slot_of[mid]], [1.0, 1.0])
+
+
+def test_program_slots_inputs_first_and_constants_in_the_template():
+    x = pt.dvector("x")
+    out = x * 2.0 + 1.0
+    program = _link([out], [x]).program
+    assert program.slot_of[x] == 0 and program.n_inputs == 1
+    constants = [v for v in program.slot_of if isinstance(v, pt.TensorConstant)]
+    assert constants and all(program.template[program.slot_of[c]] is c.data for c in constants)
+    frame = program.new_frame([np.ones(1)])
+    assert frame is not program.template and program.template[0] is None
 
 
 def test_lazy_vm_computes_only_the_needed_branch():
@@ -112,49 +125,51 @@ def test_lazy_vm_computes_only_the_needed_branch():
     left_op, right_op = Counting("left"), Counting("right")
     out = LazySwitch()(cond, left_op(x), right_op(x))
     f = function([cond, x], out, mode="FAST_COMPILE")
-    assert isinstance(f.vm, LazyVM)
+    assert f.runner.lazy
     np.testing.assert_array_equal(f(1, np.zeros(2)), [1.0, 1.0])
     assert (left_op.calls, right_op.calls) == (1, 0)
     f(0, np.zeros(2))
     assert (left_op.calls, right_op.calls) == (1, 1)
+    for _ in range(VMRunner.WARMUP_CALLS + 1):
+        f(0, np.zeros(2))
+    assert f.runner.generated is None  # lazy programs stay on the demand-driven loop
 
 
-def test_callback_vm_calls_hooks_around_every_node():
+def test_callbacks_run_around_every_node(generated):
     x = pt.dvector("x")
     out = Counting("b")(Counting("a")(x))
     seen = []
-    vm, ins, *_ = _link(
-        [out],
-        [x],
-        callback=lambda node, storage_map, **kw: seen.append(("after", node.op.tag)),
-        callback_input=lambda node, storage_map, **kw: seen.append(("before", node.op.tag)),
-    )
-    assert isinstance(vm, CallbackVM)
-    ins[0][0] = np.zeros(1)
-    vm()
-    assert seen == [("before", "a"), ("after", "a"), ("before", "b"), ("after", "b")]
+
+    def after(node, storage_map, **kw):
+        seen.append(("after", node.op.tag, storage_map[node.outputs[0]][0][0]))
+
+    def before(node, storage_map, **kw):
+        seen.append(("before", node.op.tag, storage_map[node.inputs[0]][0][0]))
+
+    runner = _ready(_link([out], [x], callback=after, callback_input=before), generated)
+    runner.run([np.zeros(1)])
+    assert seen == [("before", "a", 0), ("after", "a", 1), ("before", "b", 1), ("after", "b", 2)]
 
 
-def test_profiling_vm_measures_each_node():
+def test_profiling_measures_each_node():
     x = pt.dvector("x")
     out = Counting("b")(Counting("a")(x))
     fgraph = FunctionGraph([x], [out], clone=False)
-    vm = VMLinker().accept(fgraph, profile=True).make_thunk()[0]
-    assert isinstance(vm, ProfilingVM)
-    vm.storage_map[x][0] = np.zeros(3)
-    vm()
-    vm()
-    assert vm.call_counts == [2, 2]
-    assert all(t > 0 for t in vm.call_times)
-    assert vm.output_bytes == [24, 24]
-    assert vm.last_shapes[0] == ([(3,)], [(3,)])
+    runner = VMLinker().accept(fgraph, profile=True).make_runner()
+    profiler = runner.profiler
+    runner.run([np.zeros(3)])
+    runner.run([np.zeros(3)])
+    assert profiler.call_counts == [2, 2]
+    assert all(t > 0 for t in profiler.call_times)
+    assert profiler.output_bytes == [24, 24]
+    assert profiler.last_shapes[0] == ([(3,)], [(3,)])
 
 
-def test_errors_name_the_node_its_inputs_and_where_it_was_created(vm_kind):
+def test_errors_name_the_node_its_inputs_and_where_it_was_created(generated):
     x = pt.dvector("x")
     out = Fails("bad")(Counting("ok")(x))
     f = function([x], out)
-    assert type(f.vm) is vm_kind
+    _ready(f.runner, generated)
     with pytest.raises(ValueError, match="deliberate failure") as info:
         f(np.zeros(4))
     message = str(info.value)
@@ -164,25 +179,7 @@ def test_errors_name_the_node_its_inputs_and_where_it_was_created(vm_kind):
     assert "test_vm.py" in message  # where the node was created
 
 
-@pytest.mark.parametrize("n_inputs", [1, 2, 3, 4])
-def test_perform_thunk_for_every_arity(n_inputs):
-    xs = [pt.dvector(f"x{i}") for i in range(n_inputs)]
-    total = xs[0]
-    for x in xs[1:]:
-        total = total + x
-    node = total.owner if n_inputs > 1 else Counting()(xs[0]).owner
-    storage = {v: [np.full(2, float(i + 1))] for i, v in enumerate(node.inputs)}
-    storage[node.outputs[0]] = [np.full(2, -1.0)]
-    computed = {v: [False] for v in storage}
-    thunk = perform_thunk(node, storage, computed, no_recycling={node.outputs[0]})
-    thunk()
-    expected = sum(range(1, len(node.inputs) + 1)) if n_inputs > 1 else 2.0
-    np.testing.assert_array_equal(storage[node.outputs[0]][0], [expected, expected])
-    assert thunk.lazy is False and thunk.inputs == [storage[v] for v in node.inputs]
-    assert computed[node.outputs[0]] == [True]
-
-
-def test_no_recycling_outputs_start_from_an_empty_cell():
+def test_every_call_gives_perform_fresh_output_cells(generated):
     class ReusesCell(Counting):
         def perform(self, node, inputs, output_storage):
             seen.append(output_storage[0][0] is None)
@@ -190,25 +187,17 @@ def test_no_recycling_outputs_start_from_an_empty_cell():
 
     seen: list = []
     x = pt.dvector("x")
-    node = ReusesCell()(x).owner
-    storage = {x: [np.zeros(1)], node.outputs[0]: [np.zeros(1)]}
-    computed = {v: [False] for v in storage}
-    perform_thunk(node, storage, computed, no_recycling={node.outputs[0]})()
-    perform_thunk(node, storage, computed, no_recycling=set())()
-    assert seen == [True, False]
+    runner = _ready(_link([ReusesCell()(x)], [x], allow_gc=False), generated)
+    runner.run([np.zeros(1)])
+    runner.run([np.zeros(1)])
+    assert seen == [True, True]  # nothing from an earlier call reaches a later one
 
 
 def test_debug_impl_uses_debug_perform():
     x = pt.dvector("x")
     out = WithDebug()(x)
-    vm, ins, outs, *_ = _link([out], [x], impl="debug")
-    ins[0][0] = np.zeros(1)
-    vm()
-    assert outs[0][0][0] == 100.0
-    vm, ins, outs, *_ = _link([out], [x])
-    ins[0][0] = np.zeros(1)
-    vm()
-    assert outs[0][0][0] == 1.0
+    assert _link([out], [x], impl="debug").run([np.zeros(1)])[0][0] == 100.0
+    assert _link([out], [x]).run([np.zeros(1)])[0][0] == 1.0
 
 
 def test_linker_reaccepting_another_graph_gives_a_new_linker():
@@ -219,21 +208,25 @@ def test_linker_reaccepting_another_graph_gives_a_new_linker():
     assert first is linker and second is not linker
     assert str(VMLinker(allow_gc=False)) == "vm_nogc"
     with pytest.raises(ValueError, match="accept"):
-        VMLinker().make_all()
+        VMLinker().make_runner()
 
 
-def test_generated_vm_is_straight_line_code_and_falls_back_for_big_graphs(monkeypatch):
+def test_generated_code_is_generated_once_warm_and_not_for_big_graphs(monkeypatch):
     x = pt.dvector("x")
     out = Counting("b")(Counting("a")(x))
-    vm = _link([out], [x], allow_gc=True)[0]
-    assert vm.program is None  # generated only once warm
-    vm.generate()
-    source = vm.program.source
-    assert source.startswith("def run():")
-    assert source.count("perform") == 2 and "for " not in source
-    assert source.count("[0] = None") == 1  # the intermediate, freed after its last use
-    monkeypatch.setattr(GeneratedVM, "MAX_NODES", 1)
-    assert type(_link([out], [x])[0]) is VM
+    runner = _link([out], [x], allow_gc=True)
+    assert runner.generated is None  # generated only once warm
+    runner.generate()
+    code = runner.generated
+    assert code.function is runner.run
+    assert code.position_of(None) is None
+    runner.generate()
+    assert runner.generated is code  # once per runner
+    monkeypatch.setattr(VMRunner, "MAX_NODES", 1)
+    big = _link([out], [x])
+    for _ in range(VMRunner.WARMUP_CALLS + 1):
+        big.run([np.zeros(1)])
+    assert big.generated is None and big.run == big.interpret
 
 
 @pytest.mark.parametrize("warm", [False, True])
@@ -242,38 +235,51 @@ def test_generated_vm_reports_the_failing_node_position(warm):
     out = Counting("c")(Fails("bad")(Counting("a")(Counting("z")(x))))
     f = function([x], out)
     if warm:
-        f.vm.generate()
+        f.runner.generate()
     with pytest.raises(ValueError, match="Toposort index: 2") as info:
         f(np.zeros(1))
     assert str(info.value).count("Apply node that caused the error") == 1
 
 
-def test_generated_vm_switches_to_the_program_after_warm_up():
+def test_generated_vm_switches_after_warm_up():
     x = pt.dvector("x")
     op = Counting("a")
     f = function([x], op(op(x)) * 2)
     results = []
-    for _ in range(GeneratedVM.WARMUP_CALLS + 2):
+    for _ in range(VMRunner.WARMUP_CALLS + 2):
         results.append(f(np.ones(2)))
-    assert f.vm.program is not None and f.vm.run == f.vm.program.run
+    assert f.runner.generated is not None and f.runner.run == f.runner.generated.function
     assert all((r == results[0]).all() for r in results)
     assert op.calls == 2 * len(results)
 
 
-def test_custom_thunks_are_called_by_the_generated_vm():
-    cond = pt.lscalar("cond")
+class CellThunkDouble(Op):
+    """2 * x through a thunk of its own that reads and writes its cells (no ``perform``)."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
+        source, target = storage_map[node.inputs[0]], storage_map[node.outputs[0]]
+        done = compute_map[node.outputs[0]]
+
+        def thunk():
+            target[0] = source[0] * 2
+            done[0] = True
+
+        return thunk
+
+
+def test_thunks_closing_over_cells_run_on_frames(generated):
     x = pt.dvector("x")
-    node = LazySwitch()(cond, x, x).owner
-    storage = {v: [None] for v in [*node.inputs, *node.outputs]}
-    computed = {v: [True] for v in node.inputs} | {node.outputs[0]: [False]}
-    thunk = node.op.make_thunk(node, storage, computed, [])
-    thunk.lazy = False  # pretend it is an ordinary thunk to test the call line
-    vm = GeneratedVM(None, [node], [thunk], storage, computed, None)
-    vm.generate()
-    assert "thunk" in vm.program.source
-    storage[cond][0], storage[x][0] = np.array(1), np.ones(2)
-    vm()
-    np.testing.assert_array_equal(storage[node.outputs[0]][0], np.ones(2))
+    runner = _ready(_link([CellThunkDouble()(x) + 1], [x]), generated)
+    for value in (1.0, 5.0):
+        np.testing.assert_array_equal(runner.run([np.full(2, value)])[0], [2 * value + 1] * 2)
+    step = runner.steps[0]
+    assert all(cell == [None] for cell in step.kernel.in_cells + step.kernel.out_cells)
 
 
 class FailsOnNegative(Op):
@@ -306,14 +312,14 @@ def test_straight_line_program_after_warm_up_fails_like_the_loop():
     out = FailsOnNegative()(pt.exp(x) - 2.0).sum() + (x * 3).sum()
     warm, cold = function([x], out, name="warm"), function([x], out, name="cold")
     good, bad = np.array([1.0, 2.0, 3.0]), np.array([1.0, -5.0, 3.0])
-    for _ in range(GeneratedVM.WARMUP_CALLS + 4):
+    for _ in range(VMRunner.WARMUP_CALLS + 4):
         assert warm(good) == pytest.approx(np.sqrt(np.exp(good) - 2).sum() + 9 * 2)
-    assert warm.vm.program is not None and cold.vm.program is None
+    assert warm.runner.generated is not None and cold.runner.generated is None
     loop_error = _error_text(lambda: cold(bad))
     assert "Apply node that caused the error: FailsOnNegative" in loop_error
-    assert _error_text(lambda: warm(bad)) == loop_error  # generated __call__ and program
+    assert _error_text(lambda: warm(bad)) == loop_error  # fast call path, generated code
     assert _error_text(lambda: warm(x=bad)) == loop_error  # general call path
-    assert warm.vm.program is not None
+    assert warm.runner.generated is not None
     assert warm(good) == pytest.approx(cold(good))  # still usable after the failures
 
 
@@ -344,8 +350,8 @@ def test_returned_outputs_survive_ops_that_reuse_their_cells(allow_gc):
     x = pt.dvector("x")
     with arignote.config.change_flags(allow_gc=allow_gc):
         f = function([x], [ReusesItsOutputCell()(x), ReusesItsOutputCell()(x * 3) + 1])
-    results = [f(np.full(2, float(i))) for i in range(GeneratedVM.WARMUP_CALLS + 4)]
-    assert f.vm.program is not None
+    results = [f(np.full(2, float(i))) for i in range(VMRunner.WARMUP_CALLS + 4)]
+    assert f.runner.generated is not None
     for i, (first, second) in enumerate(results):
         np.testing.assert_array_equal(first, [2.0 * i] * 2)
         np.testing.assert_array_equal(second, [6.0 * i + 1] * 2)

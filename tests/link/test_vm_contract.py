@@ -43,26 +43,23 @@ def test_outputs_given_to_the_user_are_fresh_each_call():
     np.testing.assert_array_equal(second, np.full(3, 2.0))
 
 
-def test_intermediate_cells_persist_between_calls_without_gc():
+def test_intermediates_live_until_the_end_of_the_call_without_gc():
     x = pt.dvector("x")
     middle = ReuseOutput()(x)
-    out = middle * 2
-    f = arignote.function([x], out, mode=Mode(linker="vm_nogc", optimizer=None))
-    f(np.zeros(3))
-    cell = f.vm.storage_map[f.maker.fgraph.outputs[0].owner.inputs[0]]
-    kept = cell[0]
-    assert isinstance(kept, np.ndarray)
+    f = arignote.function([x], middle * 2, mode=Mode(linker="vm_nogc", optimizer=None))
+    frame = f.runner.run_frame([np.zeros(3)])
+    kept = frame[f.runner.program.slot_of[f.maker.fgraph.outputs[0].owner.inputs[0]]]
+    np.testing.assert_array_equal(kept, np.ones(3))
     np.testing.assert_array_equal(f(np.ones(3)), np.full(3, 4.0))
-    assert cell[0] is kept  # the op reused its own output buffer
+    np.testing.assert_array_equal(kept, np.ones(3))  # a later call never writes into it
 
 
 def test_gc_frees_intermediates_after_their_last_use():
     x = pt.dvector("x")
     middle = pt.exp(x)
     f = arignote.function([x], middle * 2, mode=Mode(linker="vm", optimizer=None))
-    f(np.zeros(2))
-    cell = f.vm.storage_map[f.maker.fgraph.outputs[0].owner.inputs[0]]
-    assert cell[0] is None
+    frame = f.runner.run_frame([np.zeros(2)])
+    assert frame[f.runner.program.slot_of[f.maker.fgraph.outputs[0].owner.inputs[0]]] is None
 
 
 def test_error_in_a_thunk_names_the_node_types_and_shapes():
@@ -85,17 +82,14 @@ def test_error_in_a_thunk_names_the_node_types_and_shapes():
     assert "test_vm_contract.py" in message  # where the user created it
 
 
-def test_linker_makes_storage_cells_and_a_compute_map():
+def test_linker_makes_a_program_of_one_step_per_node():
     x = pt.dvector("x")
     fgraph = FunctionGraph([x], [pt.exp(x)])
-    linker = VMLinker(allow_gc=False).accept(fgraph)
-    vm, inputs, outputs, thunks, order, storage_map, compute_map = linker.make_all()
-    assert all(len(cell) == 1 for cell in storage_map.values())
-    inputs[0][0] = np.zeros(2)
-    vm()
-    np.testing.assert_array_equal(outputs[0][0], np.ones(2))
-    assert compute_map[fgraph.outputs[0]] == [True]
-    assert len(thunks) == len(order) == 1
+    runner = VMLinker(allow_gc=False).accept(fgraph).make_runner()
+    np.testing.assert_array_equal(runner.run([np.zeros(2)])[0], np.ones(2))
+    (step,) = runner.steps
+    assert step.node is fgraph.outputs[0].owner and step.inputs == (0,)
+    assert runner.program.output_slots == step.outputs
 
 
 def test_lazy_thunks_compute_only_what_is_asked():

@@ -22,7 +22,7 @@ def _source(composite, mode):
     emitter = _Emitter(composite, mode)
     for position, node in enumerate(composite.nodes):
         emitter.emit(position, node)
-    return emitter.source()
+    return emitter.build().source
 
 
 def test_values_match_numpy_on_arrays_and_scalars(rng):

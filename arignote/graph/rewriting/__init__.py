@@ -11,13 +11,17 @@ from arignote.graph.rewriting.basic import (
     node_rewriter,
     out2in,
 )
-from arignote.graph.rewriting.db import RewriteDatabaseQuery, register_rewrite, rewrites
+from arignote.graph.rewriting.db import (
+    RewriteDatabaseQuery,
+    register_patterns,
+    register_rewrite,
+    rewrites,
+)
 from arignote.graph.rewriting.pattern import (
     PatternMatcher,
     PatternNodeRewriter,
     PatternVar,
     pattern_vars,
-    register_patterns,
 )
 from arignote.graph.rewriting.trace import RewriteTrace
 from arignote.graph.rewriting.utils import rewrite_graph

@@ -21,6 +21,7 @@ from arignote.graph.rewriting.basic import (
     SequentialGraphRewriter,
     SequentialNodeRewriter,
 )
+from arignote.graph.rewriting.pattern import PatternMatcher, pattern_registrar, rule_from_entry
 
 
 @dataclass(frozen=True)
@@ -175,3 +176,35 @@ def phase_rewriter(
     if not any(isinstance(r, NodeRewriter) for r in chosen):
         return SequentialGraphRewriter(*chosen, name=tag)
     return EquilibriumGraphRewriter(chosen, max_use_ratio, name=tag)
+
+
+def register_patterns(
+    tags: str | Sequence[str],
+    table: Sequence[Any],
+    db: RewriteDatabase | None = None,
+    allow_cast: bool = True,
+    same_dtype: bool = False,
+) -> PatternMatcher:
+    """Register each rule of ``table`` under a stable generated name, with ``tags``.
+
+    An entry is ``(pattern, replacement)`` or ``(pattern, replacement, options)``, options being
+    keywords of :class:`PatternNodeRewriter` (``constraint``, ``allow_cast``, ``same_dtype``,
+    ``name``); ``allow_cast`` and ``same_dtype`` given here are every rule's default. Rules
+    are named ``<first tag>:<pattern>`` (``canonicalize:neg(neg(x))``), so that they can be
+    excluded by name and recognized in traces. Returns the table as one matcher.
+    """
+    tags = (tags,) if isinstance(tags, str) else tuple(tags)
+    db = rewrites if db is None else db
+    rules = []
+    for entry in table:
+        rule = rule_from_entry(entry, tags[0], allow_cast, same_dtype)
+        base, suffix = rule.name, 2
+        while rule.name in db:
+            rule.name = f"{base}#{suffix}"
+            suffix += 1
+        db.register(rule.name, rule, *tags)
+        rules.append(rule)
+    return PatternMatcher(rules, name=f"{tags[0]}-patterns")
+
+
+pattern_registrar.append(register_patterns)

@@ -11,7 +11,7 @@ as they are, and a callable receives the bindings as keyword arguments::
     CANONICALIZE_NEGATIONS = [
         ((neg, (neg, x)), x),  # --x -> x
     ]
-    register_patterns("canonicalize", CANONICALIZE_NEGATIONS)
+    register_patterns("canonicalize", CANONICALIZE_NEGATIONS)  # in graph.rewriting.db
 
 This module is generic: what "a constant equal to 1" means, whether an op is commutative, how
 to give a replacement the type of the variable it replaces, and how ops are named, are hooks
@@ -29,8 +29,7 @@ import numpy as np
 
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.op import Op
-from arignote.graph.rewriting.basic import NodeRewriter, copy_stack_trace
-from arignote.graph.rewriting.db import RewriteDatabase, rewrites
+from arignote.graph.rewriting.rewriter import NodeRewriter, copy_stack_trace
 
 __all__ = [
     "PatternMatcher",
@@ -376,7 +375,7 @@ class PatternMatcher(NodeRewriter):
         return None
 
 
-def _rule_from_entry(
+def rule_from_entry(
     entry: Any, prefix: str, allow_cast: bool, same_dtype: bool
 ) -> PatternNodeRewriter:
     if isinstance(entry, PatternNodeRewriter):
@@ -393,30 +392,13 @@ def _rule_from_entry(
     return PatternNodeRewriter(in_pattern, out_pattern, name=name, **options)
 
 
-def register_patterns(
-    tags: str | Sequence[str],
-    table: Sequence[Any],
-    db: RewriteDatabase | None = None,
-    allow_cast: bool = True,
-    same_dtype: bool = False,
-) -> PatternMatcher:
-    """Register each rule of ``table`` under a stable generated name, with ``tags``.
+# ``register_patterns`` belongs to the rewrite database (``graph.rewriting.db``), which imports
+# this module; the database hands it over here so that the older import path keeps working.
+pattern_registrar: list[Callable[..., PatternMatcher]] = []
 
-    An entry is ``(pattern, replacement)`` or ``(pattern, replacement, options)``, options being
-    keywords of :class:`PatternNodeRewriter` (``constraint``, ``allow_cast``, ``same_dtype``,
-    ``name``); ``allow_cast`` and ``same_dtype`` given here are every rule's default. Rules
-    are named ``<first tag>:<pattern>`` (``canonicalize:neg(neg(x))``), so that they can be
-    excluded by name and recognized in traces. Returns the table as one matcher.
-    """
-    tags = (tags,) if isinstance(tags, str) else tuple(tags)
-    db = rewrites if db is None else db
-    rules = []
-    for entry in table:
-        rule = _rule_from_entry(entry, tags[0], allow_cast, same_dtype)
-        base, suffix = rule.name, 2
-        while rule.name in db:
-            rule.name = f"{base}#{suffix}"
-            suffix += 1
-        db.register(rule.name, rule, *tags)
-        rules.append(rule)
-    return PatternMatcher(rules, name=f"{tags[0]}-patterns")
+
+def register_patterns(*args: Any, **kwargs: Any) -> PatternMatcher:
+    """:func:`arignote.graph.rewriting.db.register_patterns` (imported from here by older code)."""
+    if not pattern_registrar:
+        raise RuntimeError("import arignote.graph.rewriting (the rewrite database) first")
+    return pattern_registrar[0](*args, **kwargs)

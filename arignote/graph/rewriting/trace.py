@@ -16,7 +16,12 @@ class RewriteTrace(Feature):
 
     def __init__(self) -> None:
         self.events: list[tuple[str, Any, Any]] = []
+        self.notes: list[tuple[str, str]] = []  # what rewrites report without replacing
         self._seen: set = set()
+
+    def note(self, name: str, detail: str) -> None:
+        """Record something rewrite ``name`` did or gave up that is not a replacement."""
+        self.notes.append((name, detail))
 
     def on_change_input(self, fgraph, node, i, var, new_var, reason=None):
         if reason is None:
@@ -49,3 +54,10 @@ class RewriteTrace(Feature):
 
     def __str__(self) -> str:
         return "\n".join(f"{name}: {old} -> {new}" for name, old, new in self.events)
+
+
+def note_rewrite(fgraph: Any, name: str, detail: str) -> None:
+    """Add a note to every RewriteTrace watching ``fgraph`` (nothing when none does)."""
+    for feature in getattr(fgraph, "features", ()):
+        if isinstance(feature, RewriteTrace):
+            feature.note(name, detail)

@@ -14,6 +14,7 @@ from arignote.tensor.rewriting import (
     inplace,
     math,
     products,
+    raise_op,
     reduction,
     reshape,
     shape,

@@ -109,6 +109,8 @@ def _accumulate(fgraph, node: Apply, signs: list[int]) -> list[Variable] | None:
         product = next((d for k in kinds if (d := _product(fgraph, term, k)) is not None), None)
         if product is None or not _fits(product.outputs[0], out):
             continue
+        if any(v.type.dtype != out.type.dtype for v in product.inputs):
+            continue  # a mixed-dtype product (an integer vector): BLAS needs one dtype
         for q, (z, beta, z_sign) in enumerate(terms):
             if q == p or not _fits(z, out):
                 continue

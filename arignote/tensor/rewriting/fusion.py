@@ -16,8 +16,10 @@ import numpy as np
 
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.features import InconsistencyError
+from arignote.graph.lazy import ALWAYS, lazy_regions
 from arignote.graph.rewriting.basic import GraphRewriter, copy_stack_trace
 from arignote.graph.rewriting.db import register_rewrite
+from arignote.graph.rewriting.trace import note_rewrite
 from arignote.scalar.basic import constant as scalar_constant
 from arignote.scalar.basic import get_scalar_type
 from arignote.scalar.composite import Composite
@@ -116,26 +118,33 @@ def find_fusion_groups(fgraph: Any) -> list[list[Apply]]:
     dep: dict[Variable, int] = {}
     order = fgraph.toposort()
     position = {node: k for k, node in enumerate(order)}
+    regions = lazy_regions(fgraph)  # nodes of different IfElse branches never fuse
     for node in order:
         in_dep = 0
         for inp in node.inputs:
             in_dep |= groups.dep_of(inp, dep)
         if _fusable(node):
-            _place(groups, node, dep, in_dep)
+            _place(groups, node, dep, in_dep, regions)
         else:
             for out in node.outputs:
                 dep[out] = in_dep
-    _break_cycles(groups, order)
+    dissolved = _break_cycles(groups, order)
+    if dissolved:  # fusion gave up on groups it had formed: worth knowing, and rare
+        note_rewrite(fgraph, "fusion", f"dissolved {dissolved} group(s) that would close a cycle")
     return [sorted(m, key=position.__getitem__) for m in groups.members.values() if len(m) > 1]
 
 
-def _place(groups: _Groups, node: Apply, dep: dict, in_dep: int) -> int:
+def _place(groups: _Groups, node: Apply, dep: dict, in_dep: int, regions: dict) -> int:
     """Put ``node`` in the group(s) of its inputs when that is safe, else in a new group."""
     pattern = _pattern(node)
+    region = regions.get(node, ALWAYS)
     candidates: list[int] = []
     for inp in node.inputs:
         g = groups.group_of(inp.owner)
-        if g is not None and g not in candidates and _pattern(groups.members[g][0]) == pattern:
+        if g is None or g in candidates:
+            continue
+        first = groups.members[g][0]
+        if _pattern(first) == pattern and regions.get(first, ALWAYS) == region:
             candidates.append(g)
     candidates.sort(key=lambda g: -len(groups.members[g]))
     # all of them at once if possible, else the largest that fits
@@ -150,22 +159,26 @@ def _place(groups: _Groups, node: Apply, dep: dict, in_dep: int) -> int:
     return groups.new(node, in_dep)
 
 
-def _break_cycles(groups: _Groups, order: list[Apply], max_rounds: int = 20) -> None:
+def _break_cycles(groups: _Groups, order: list[Apply], max_rounds: int = 20) -> int:
     """Dissolve groups until contracting every group into one node leaves the graph acyclic.
 
     The dependency sets above are exact for the groups as they stood when each node was
     placed; a group growing later can still close a cycle through other groups. This final
     check (a topological sort of the contracted graph) makes fusion safe whatever happened.
+    Returns the number of groups dissolved.
     """
+    dissolved = 0
     for round_ in range(max_rounds + 1):
         stuck = _cyclic_groups(groups, order)
         if not stuck:
-            return
+            return dissolved
         victims = (
             stuck if round_ == max_rounds else [max(stuck, key=lambda g: len(groups.members[g]))]
         )
         for g in victims:
             groups.dissolve(g)
+        dissolved += len(victims)
+    return dissolved
 
 
 def _cyclic_groups(groups: _Groups, order: list[Apply]) -> list[int]:

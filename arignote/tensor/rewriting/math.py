@@ -13,8 +13,8 @@ import numpy as np
 from arignote import scalar as ps
 from arignote.graph.basic import Constant, Variable
 from arignote.graph.rewriting.basic import copy_stack_trace, node_rewriter
-from arignote.graph.rewriting.db import register_rewrite
-from arignote.graph.rewriting.pattern import pattern_vars, register_patterns
+from arignote.graph.rewriting.db import register_patterns, register_rewrite
+from arignote.graph.rewriting.pattern import pattern_vars
 from arignote.scalar.basic import discrete_dtypes
 from arignote.tensor.basic import constant
 from arignote.tensor.elemwise import Elemwise
@@ -116,7 +116,7 @@ register_patterns(("canonicalize", "unsafe"), CANONICALIZE_UNSAFE)
 
 def _creation_rank(var: Variable) -> int:
     """An order on variables that is stable while rewriting (creation order)."""
-    return int(var.auto_name.rsplit("_", 1)[1])
+    return var.creation_index
 
 
 def _sort_key(var: Variable) -> tuple:

@@ -7,7 +7,7 @@ import pytest
 from arignote.graph.basic import equal_computations
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.rewriting.basic import EquilibriumGraphRewriter, in2out
-from arignote.graph.rewriting.db import RewriteDatabase
+from arignote.graph.rewriting.db import RewriteDatabase, register_patterns
 from arignote.graph.rewriting.pattern import (
     PatternMatcher,
     PatternNodeRewriter,
@@ -15,7 +15,6 @@ from arignote.graph.rewriting.pattern import (
     describe,
     match,
     pattern_vars,
-    register_patterns,
 )
 from arignote.graph.rewriting.trace import RewriteTrace
 from tests.graph.rewriting.toy import (

@@ -16,8 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+import arignote
 import arignote.tensor as pt
+from arignote.compile.builders import OpFromGraph
 from arignote.graph.rewriting.db import rewrites
+from arignote.ifelse import IfElse, ifelse
+from arignote.raise_op import assert_op
 from arignote.tensor.gradient_ops import zero_grad
 from arignote.tensor.math import _cast_elemwise
 from arignote.tensor.shape import Shape_i
@@ -515,10 +519,132 @@ OTHER_ROWS = [
         INPLACE,
     ),
 ]
+# -- conditionals and run-time checks (arignote.ifelse, arignote.raise_op) -------------------
+positive = pt.gt(k, 0)
+OTHER_ROWS += [
+    Row(
+        "ifelse on a constant condition",
+        "local_ifelse_constant_condition",
+        lambda: ifelse(pt.constant(True), x, pt.exp(y)),
+        lambda: ifelse(positive, x, pt.exp(y)),
+    ),
+    Row(
+        "ifelse with identical branches",
+        "local_ifelse_identical_branches",
+        lambda: ifelse(positive, [x, pt.exp(y)], [x, y]),
+        lambda: ifelse(positive, x, y),
+    ),
+    Row(
+        "ifelse inside an ifelse on the same condition",
+        "local_ifelse_same_condition_inside",
+        lambda: ifelse(positive, ifelse(positive, x, y), pt.exp(x)),
+        lambda: ifelse(positive, ifelse(pt.lt(k, 2), x, y), pt.exp(x)),
+    ),
+    Row(
+        "lift ifelse over elementwise ops",
+        "local_lift_ifelse_through_elemwise",
+        lambda: pt.exp(ifelse(positive, x, y)) * 2,
+        lambda: (lambda e: pt.exp(e) + e)(ifelse(positive, x, y)),  # e has two users
+    ),
+    Row(
+        "ifelse returns the then-branch value as a view",
+        "cond_make_inplace",
+        lambda: ifelse(positive, pt.exp(x), y),
+        lambda: IfElse(1, as_view=True)(positive, pt.exp(x), y),
+        INPLACE,
+    ),
+    Row(
+        "merge ifelses on the same condition",
+        "local_merge_ifelse_same_condition",
+        lambda: ifelse(positive, x, y) + ifelse(positive, pt.exp(x), y),
+        lambda: ifelse(positive, x, y) + ifelse(pt.lt(k, 2), pt.exp(x), y),
+    ),
+    Row(
+        "remove checks proven true",
+        "local_remove_useless_assert",
+        lambda: assert_op(x, pt.constant(True), pt.lt(x.shape[0], 9)),
+        lambda: assert_op(x, pt.lt(x.shape[0], 9)),
+    ),
+    Row(
+        "remove every Assert (only on request)",
+        "local_remove_all_assert",
+        lambda: assert_op(x, pt.lt(x.shape[0], 9)),
+        lambda: assert_op(x, pt.lt(x.shape[0], 9)),
+        include=("canonicalize", "unsafe"),
+    ),
+    Row(
+        "inline OpFromGraph(inline=True)",
+        "inline_ofg_expansion",
+        lambda: OpFromGraph([m], [pt.exp(m) * 2], inline=True)(x * m),
+        lambda: OpFromGraph([m], [pt.exp(m) * 2])(x * m),
+    ),
+]
+
+
+def _loop(fn, **kwargs):
+    """The outputs of ``arignote.scan`` (imported here: the scan rows are the scan package's)."""
+    return arignote.scan(fn, return_updates=False, **kwargs)
+
+
+# -- scan (issue 9, point 3) -----------------------------------------------------------------
+SCAN_ROWS = [
+    Row(
+        "scan: push out what depends only on non-sequences",
+        "scan_pushout_nonseqs",
+        lambda: _loop(lambda x_t, m: x_t * pt.exp(m).sum(), sequences=x, non_sequences=m),
+        lambda: _loop(lambda x_t, m: (x_t * m).sum(), sequences=x, non_sequences=m),
+    ),
+    Row(
+        "scan: push out elementwise work on sequence rows",
+        "scan_pushout_seqs",
+        lambda: _loop(lambda x_t, h: h + pt.exp(x_t), sequences=x, outputs_info=pt.constant(0.0)),
+        lambda: _loop(lambda x_t, h: pt.exp(h) + x_t, sequences=x, outputs_info=pt.constant(0.0)),
+    ),
+    Row(
+        "scan: drop unused outputs and inputs",
+        "scan_remove_unused",
+        lambda: _loop(lambda x_t, y_t: [x_t * 2, x_t + y_t], sequences=[x, y])[0],
+        lambda: pt.add(*_loop(lambda x_t, y_t: [x_t * 2, x_t + y_t], sequences=[x, y])),
+        exclude=("scan_pushout_seqs",),
+    ),
+    Row(
+        "scan: merge loops over the same steps",
+        "scan_merge",
+        lambda: _loop(lambda x_t: x_t * 2, sequences=x) + _loop(pt.exp, sequences=x),
+        lambda: _loop(lambda x_t: x_t * 2, sequences=x) + _loop(pt.exp, sequences=x[:-1]).sum(),
+    ),
+    Row(
+        "scan: constant number of steps",
+        "scan_constant_n_steps",
+        lambda: _loop(lambda x_t, h: h * x_t, sequences=y, outputs_info=x, n_steps=1),
+        lambda: _loop(lambda x_t, h: h * x_t, sequences=y, outputs_info=x, n_steps=2),
+    ),
+    Row(
+        "scan: keep only the last states used",
+        "scan_save_mem",
+        lambda: _loop(lambda h: h * 2, outputs_info=x, n_steps=3)[-1],
+        lambda: _loop(lambda h: h * 2, outputs_info=x, n_steps=3)[0],
+        SPECIAL,
+    ),
+    Row(
+        "scan: sum an accumulator after the loop",
+        "scan_pushout_add",
+        lambda: _loop(lambda m_t, acc: acc + pt.exp(m_t), sequences=m, outputs_info=y)[-1],
+        lambda: _loop(lambda m_t, acc: acc * 0.5 + m_t, sequences=m, outputs_info=y)[-1],
+        SPECIAL,
+    ),
+    Row(
+        "scan: circular buffer in its initial value's memory",
+        "scan_inplace",
+        lambda: _loop(lambda h: h * 2, outputs_info=pt.exp(x), n_steps=3)[-1],
+        lambda: _loop(lambda h: h * 2, outputs_info=x, n_steps=3)[-1],  # x is protected
+        ("specialize", "inplace"),
+    ),
+]
 # Tested in their own areas (tests/tensor/random/test_rewriting.py).
 ELSEWHERE = {"local_random_make_inplace"}
 
-ALL_ROWS = ROWS + OTHER_ROWS
+ALL_ROWS = ROWS + OTHER_ROWS + SCAN_ROWS
 IDS = [f"{row.rewrite}[{row.item}]" for row in ALL_ROWS]
 
 

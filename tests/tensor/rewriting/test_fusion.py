@@ -8,9 +8,11 @@ import pytest
 import arignote
 import arignote.tensor as pt
 from arignote.graph.fg import FunctionGraph
+from arignote.graph.rewriting.trace import RewriteTrace
 from arignote.scalar.composite import Composite
 from arignote.tensor.elemwise import Elemwise
 from arignote.tensor.rewriting.fusion import (
+    _break_cycles,
     _cyclic_groups,
     _Groups,
     find_fusion_groups,
@@ -145,3 +147,29 @@ def test_contracted_graph_check_finds_cycles():
     g = groups.new(exp_node, 0)
     groups.join(mul_node, [g], [], {})  # forced: exp and the product in one group
     assert _cyclic_groups(groups, order) == [g]
+
+
+def test_dissolving_a_group_is_counted_and_noted_in_the_rewrite_trace():
+    a = pt.exp(x)
+    out = a * a.sum()
+    fg = FunctionGraph(outputs=[out], clone=False)
+    groups, order = _Groups(), fg.toposort()
+    groups.join(order[-1], [groups.new(order[0], 0)], [], {})  # a group closing a cycle
+    assert _break_cycles(groups, order) == 1 and _cyclic_groups(groups, order) == []
+
+
+@pytest.mark.parametrize("which", ["w1", "w2", "chain"])
+def test_fusion_dissolves_nothing_on_known_graphs(which):
+    mu, log_sigma = pt.dscalars("mu", "log_sigma")
+    data = pt.constant(np.linspace(-1, 1, 7))
+    logp = (-0.5 * ((data - mu) / pt.exp(log_sigma)) ** 2 - log_sigma).sum()
+    outputs = {
+        "w1": [x * y + pt.exp(x) - pt.log(y)],
+        "w2": [logp, *arignote.grad(logp, [mu, log_sigma])],
+        "chain": [sum(x * float(c) + pt.exp(x * float(c + 1)) for c in range(30))],
+    }[which]
+    with arignote.config.change_flags(trace_rewrites=True):
+        f = arignote.function([x, y, mu, log_sigma], outputs, on_unused_input="ignore")
+    trace = f.maker.rewrite_trace
+    assert isinstance(trace, RewriteTrace) and "fusion" in str(trace.fired) + str(trace.events)
+    assert trace.notes == []  # no group formed and then given up
