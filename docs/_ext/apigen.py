@@ -129,7 +129,12 @@ def write_reference(app: object) -> None:
         index.write_text(text)
 
 
+def _on_config(app: object, config: object) -> None:
+    write_reference(app)
+
+
 def setup(app: object) -> dict:
-    # Before autosummary (priority 500) looks for the pages to generate stubs for.
-    app.connect("builder-inited", write_reference, priority=100)  # type: ignore[attr-defined]
+    # At config-inited: before Sphinx lists the source files, which autosummary then reads to
+    # find the pages it generates stubs for (a page written later would be missed).
+    app.connect("config-inited", _on_config)  # type: ignore[attr-defined]
     return {"parallel_read_safe": True}
