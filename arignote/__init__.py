@@ -40,3 +40,9 @@ __all__ = [
     "printing",
     "shared",
 ]
+
+# PyTensor 3's spellings at the top level
+from arignote.compile.ops import wrap_py
+from arignote.gradient import pullback, pushforward
+
+__all__ += ["pullback", "pushforward", "wrap_py"]

@@ -40,10 +40,13 @@ from arignote.tensor.gradient_ops import (
     ZeroGrad,
     consider_constant,
     disconnected_grad,
+    disconnected_grad_,
     grad_clip,
     grad_scale,
     undefined_grad,
+    undefined_grad_,
     zero_grad,
+    zero_grad_,
 )
 from arignote.tensor.join import stack
 from arignote.tensor.reshape import flatten, reshape
@@ -168,6 +171,95 @@ def hessian(
     return restructure(results, structure)
 
 
+def pullback(
+    f: Variable | Sequence[Variable],
+    wrt: Variable | Sequence[Variable],
+    cotangents: Variable | Sequence[Variable],
+    consider_constant: Sequence[Variable] | None = None,
+    disconnected_inputs: str = "raise",
+    return_disconnected: str = "zero",
+) -> Any:
+    """The vector-Jacobian product ``cotangents^T . d f / d wrt`` (PyTensor 3's name of ``Lop``).
+
+    Parameters
+    ----------
+    f
+        The output(s) pulled back through.
+    wrt
+        The variable(s) to differentiate with respect to; the result has their structure.
+    cotangents
+        One cotangent per output of ``f``, shaped like it.
+    consider_constant, disconnected_inputs, return_disconnected
+        As in :func:`grad`.
+    """
+    return Lop(f, wrt, cotangents, consider_constant, disconnected_inputs, return_disconnected)
+
+
+def pushforward(
+    f: Variable | Sequence[Variable],
+    wrt: Variable | Sequence[Variable],
+    tangents: Variable | Sequence[Variable],
+    disconnected_outputs: str = "raise",
+    return_disconnected: str = "zero",
+    use_op_pushforward: bool = False,
+) -> Any:
+    """The Jacobian-vector product ``d f / d wrt . tangents`` (PyTensor 3's name of ``Rop``).
+
+    By default (as in PyTensor 3) it is computed by two pullbacks, which needs only each op's
+    ``L_op``; ``use_op_pushforward=True`` goes through each op's ``R_op``/``pushforward``
+    instead. The other options are those of :func:`Rop`.
+    """
+    return Rop(
+        f,
+        wrt,
+        tangents,
+        disconnected_outputs=disconnected_outputs,
+        return_disconnected=return_disconnected,
+        use_op_rop_implementation=use_op_pushforward,
+    )
+
+
+def pushforward_through_pullback(
+    outputs: Sequence[Variable],
+    inputs: Sequence[Variable],
+    tangents: Sequence[Variable],
+    disconnected_outputs: str = "raise",
+    return_disconnected: str = "zero",
+) -> Any:
+    """The Jacobian-vector product by the double-pullback trick: the pullback of a dummy
+    cotangent ``u`` gives ``J^T u``, linear in ``u``; the pullback of ``<J^T u, v>`` with
+    respect to ``u`` is ``J v``."""
+    return pushforward(outputs, inputs, tangents, disconnected_outputs, return_disconnected)
+
+
+def hessian_vector_product(cost: Any, wrt: Any, p: Any, **grad_kwargs: Any) -> Any:
+    """The Hessian of the scalar ``cost`` times ``p``, without forming the Hessian.
+
+    ``H p = d/dw <d cost/dw, p>``: two reverse passes. ``wrt`` and ``p`` are a variable or
+    lists of the same length (``p`` entries shaped like the ``wrt`` ones); the result has
+    ``wrt``'s structure. ``grad_kwargs`` go to both :func:`grad` calls.
+    """
+    wrt_list, structure = as_list(wrt)
+    p_list, _ = as_list(p)
+    if len(wrt_list) != len(p_list):
+        raise ValueError(f"hessian_vector_product: {len(wrt_list)} wrt but {len(p_list)} p")
+    grads = grad(cost, wrt_list, **grad_kwargs)
+    products = [(g * as_tensor_variable(v)).sum() for g, v in zip(grads, p_list)]
+    inner = products[0] if len(products) == 1 else _tensor.add(*products)
+    return restructure(list(grad(inner, wrt_list, **grad_kwargs)), structure)
+
+
+def as_list_or_tuple(use_list: bool, use_tuple: bool, outputs: Any) -> Any:
+    """``outputs`` as a list (``use_list``) or tuple (``use_tuple``), wrapping a single object;
+    unchanged when both are False."""
+    if use_list and use_tuple:
+        raise ValueError("as_list_or_tuple: use_list and use_tuple cannot both be True")
+    if not (use_list or use_tuple):
+        return outputs
+    items = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    return items if use_list else tuple(items)
+
+
 # ``import arignote.tensor as pt; pt.grad(...)`` works as in PyTensor: the tensor package sits
 # below this module and cannot import it, so the names are registered on it from here.
 for _name, _value in (
@@ -193,8 +285,10 @@ __all__ = [
     "Rop",
     "UndefinedGrad",
     "ZeroGrad",
+    "as_list_or_tuple",
     "consider_constant",
     "disconnected_grad",
+    "disconnected_grad_",
     "disconnected_type",
     "grad",
     "grad_clip",
@@ -202,10 +296,16 @@ __all__ = [
     "grad_scale",
     "grad_undefined",
     "hessian",
+    "hessian_vector_product",
     "jacobian",
     "numeric_grad",
+    "pullback",
+    "pushforward",
+    "pushforward_through_pullback",
     "subgraph_grad",
     "undefined_grad",
+    "undefined_grad_",
     "verify_grad",
     "zero_grad",
+    "zero_grad_",
 ]

@@ -48,3 +48,8 @@ from arignote.tensor import random
 
 as_tensor = as_tensor_variable
 newaxis = None  # numpy.newaxis: x[:, pt.newaxis] inserts a length-1 dimension
+
+# Names PyTensor keeps in tensor.basic / tensor.math / ... bound there too (see module_paths).
+from arignote.tensor.module_paths import bind_pytensor_paths as _bind_pytensor_paths
+
+_bind_pytensor_paths(globals())
