@@ -313,7 +313,6 @@ for _reason, _module, _names in [
     # names of the next points of this branch's work, not yet merged here
     (NOT_YET, "pytensor.graph", "vectorize_graph"),
     (NOT_YET, "pytensor.graph.replace", "vectorize vectorize_graph"),
-    (NOT_YET, "pytensor.printing", "Print pp"),
     (PY_INTERNAL, "pytensor.graph.utils", "InconsistencyError MissingInputError"),
 ]:
     ABSENT.update(_entries(_reason, _module, _names))

@@ -11,6 +11,7 @@ import tests.op_db.indexing
 import tests.op_db.join
 import tests.op_db.linalg
 import tests.op_db.pad
+import tests.op_db.printing
 import tests.op_db.products
 import tests.op_db.random
 import tests.op_db.reduction
