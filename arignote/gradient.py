@@ -11,12 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 import arignote.tensor as _tensor
 from arignote.autodiff import GradientNotDefinedError, Lop, Rop, grad, subgraph_grad
 from arignote.autodiff.grad import DISCONNECTED_INPUTS, as_list, check_choice, restructure
-from arignote.autodiff.node_grads import grad_dtype_of
 from arignote.graph.basic import Variable
 from arignote.graph.grad_types import (
     DisconnectedInputError,
@@ -28,9 +25,9 @@ from arignote.graph.grad_types import (
     grad_undefined,
 )
 from arignote.graph.null_type import NullType
+from arignote.graph.replace import vectorize_graph
 from arignote.scan.index_map import index_map
-from arignote.tensor.alloc import zeros
-from arignote.tensor.basic import as_tensor_variable, constant
+from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.gradient_ops import (
     ConsiderConstant,
     DisconnectedGrad,
@@ -48,7 +45,6 @@ from arignote.tensor.gradient_ops import (
     zero_grad,
     zero_grad_,
 )
-from arignote.tensor.join import stack
 from arignote.tensor.reshape import flatten, reshape
 from arignote.tensor.shape import shape_i, shape_tuple
 from arignote.testing.gradcheck import numeric_grad, verify_grad
@@ -64,16 +60,19 @@ def _jacobian_rows_by_map(flat: Variable, wrt: list, grad_kwargs: dict) -> list:
     return index_map(row, shape_i(flat, 0), non_sequences=[flat, *wrt])
 
 
-def _jacobian_rows_unrolled(flat: Variable, wrt: list, grad_kwargs: dict) -> list:
-    """The Jacobian of the vector ``flat`` of static length, all rows in one graph: row ``i``
-    is the vector-Jacobian product with the unit cotangent ``e_i`` (a constant)."""
-    n = flat.type.shape[0]
-    eye = np.eye(n, dtype=grad_dtype_of(flat))
-    if n == 0:  # no rows; the product with a zero cotangent still checks the wrt entries
-        rows = Lop(flat, wrt, constant(np.zeros(0, dtype=eye.dtype)), **grad_kwargs)
-        return [zeros((0, *shape_tuple(w)), dtype=r.type.dtype) for r, w in zip(rows, wrt)]
-    rows = [Lop(flat, wrt, constant(eye[i]), **grad_kwargs) for i in range(n)]
-    return [stack([r[k] for r in rows]) for k in range(len(wrt))]
+def _jacobian_rows_vectorized(flat: Variable, wrt: list, grad_kwargs: dict) -> list:
+    """The Jacobian of the vector ``flat`` with no loop: the vector-Jacobian product with a
+    symbolic cotangent ``u``, vectorized over the rows of the identity (row ``i`` is the
+    product with ``e_i``). All rows are computed as one batched graph."""
+    u = flat.type()
+    rows = Lop(flat, wrt, u, **grad_kwargs)
+    n = shape_i(flat, 0)
+    eye = _tensor.eye(n, dtype=u.type.dtype)
+    batched = vectorize_graph(rows, {u: eye})
+    return [
+        r if r.type.ndim > w.type.ndim else _tensor.alloc(r, n, *shape_tuple(w))
+        for r, w in zip(batched, wrt)
+    ]
 
 
 def jacobian(
@@ -99,12 +98,11 @@ def jacobian(
     vectorize
         How the rows are computed; both ways give the same values. With False, a run-time
         loop (:class:`arignote.scan.IndexMap`) evaluates row ``i`` as the gradient of element
-        ``i`` of the flattened expression. With True and a flattened length ``n`` known when
-        the graph is built, the ``n`` rows are built into one graph as the vector-Jacobian
-        products (``Lop``) with the unit cotangents ``e_i`` and stacked: no loop at run time,
-        the forward values are computed once, and the graph is about ``n`` times the size of
-        one gradient. (There is no batching of graphs yet, so a length known only at run time
-        falls back to the loop.)
+        ``i`` of the flattened expression. With True, the vector-Jacobian product (``Lop``)
+        with a symbolic cotangent is vectorized (:func:`arignote.graph.vectorize_graph`) over
+        the rows of an identity matrix: one batched graph, no loop, the forward values
+        computed once, whatever the length (known when the graph is built or only at run
+        time).
 
     Returns
     -------
@@ -121,8 +119,8 @@ def jacobian(
     if expression.type.ndim == 0:
         return restructure(list(grad(expression, wrt_list, **grad_kwargs)), structure)
     flat = flatten(expression, 1)
-    if vectorize and flat.type.shape[0] is not None:
-        rows = _jacobian_rows_unrolled(flat, wrt_list, grad_kwargs)
+    if vectorize:
+        rows = _jacobian_rows_vectorized(flat, wrt_list, grad_kwargs)
     else:
         rows = _jacobian_rows_by_map(flat, wrt_list, grad_kwargs)
     if expression.type.ndim == 1:  # the rows already have the shape of the result

@@ -214,10 +214,9 @@ for _reason, _module, _names in [
     (NOT_YET, "pytensor.tensor", "ravel_multi_index slice_at_axis slicetype smallest"),
     (NOT_YET, "pytensor.tensor", "split_dims stacklists tensor_copy transfer tril_indices"),
     (NOT_YET, "pytensor.tensor", "tril_indices_from triu_indices triu_indices_from unpack"),
-    (NOT_YET, "pytensor.tensor", "unravel_index vecdot vecmat vectorize vertical_stack xlogx"),
+    (NOT_YET, "pytensor.tensor", "unravel_index vecdot vecmat vertical_stack xlogx"),
     (NOT_YET, "pytensor.tensor", "NoneSliceConst values_eq_approx_always_true"),
     (PY_INTERNAL, "pytensor.tensor", "NoneConst Op none_type_t"),
-    (NOT_YET, "pytensor.tensor", "blockwise"),
     (NOT_YET, "pytensor.tensor.basic", "PermuteRowElements alloc_diag atleast_Nd extract_diag"),
     (NOT_YET, "pytensor.tensor.basic", "flatnonzero get_underlying_scalar_constant_value"),
     (NOT_YET, "pytensor.tensor.basic", "get_vector_length horizontal_stack infer_static_shape"),
@@ -231,8 +230,8 @@ for _reason, _module, _names in [
     (VECTORIZE_RULE, "pytensor.tensor.basic", "vectorize_join vectorize_make_vector"),
     (VECTORIZE_RULE, "pytensor.tensor.basic", "vectorize_scalar_from_tensor"),
     (VECTORIZE_RULE, "pytensor.tensor.basic", "vectorize_tensor_from_scalar"),
-    (NOT_YET, "pytensor.tensor.blockwise", "Blockwise BlockwiseWithCoreShape OpWithCoreShape"),
-    (NOT_YET, "pytensor.tensor.blockwise", "vectorize_node_fallback"),
+    (PY_INTERNAL, "pytensor.tensor.blockwise", "BlockwiseWithCoreShape OpWithCoreShape"),
+    (PY_INTERNAL, "pytensor.tensor.blockwise", "vectorize_node_fallback"),
     (PY_INTERNAL, "pytensor.tensor.elemwise", "get_normalized_batch_axes scalar_elemwise"),
     (VECTORIZE_RULE, "pytensor.tensor.elemwise", "vectorize_careduce vectorize_dimshuffle"),
     (NOT_YET, "pytensor.tensor.extra_ops", "Bartlett FillDiagonal FillDiagonalOffset"),
@@ -311,8 +310,6 @@ for _reason, _module, _names in [
     (PY_INTERNAL, "pytensor.tensor.variable", "TensorConstantSignature"),
     (NOT_YET, "pytensor.tensor.variable", "get_unique_constant_value"),
     # names of the next points of this branch's work, not yet merged here
-    (NOT_YET, "pytensor.graph", "vectorize_graph"),
-    (NOT_YET, "pytensor.graph.replace", "vectorize vectorize_graph"),
     (PY_INTERNAL, "pytensor.graph.utils", "InconsistencyError MissingInputError"),
 ]:
     ABSENT.update(_entries(_reason, _module, _names))

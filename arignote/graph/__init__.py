@@ -17,7 +17,12 @@ from arignote.graph.basic import (
 )
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.op import Op
-from arignote.graph.replace import clone_replace, graph_replace
+from arignote.graph.replace import (
+    clone_replace,
+    graph_replace,
+    vectorize_graph,
+    vectorize_node,
+)
 from arignote.graph.rewriting import (
     RewriteDatabaseQuery,
     graph_rewriter,
@@ -49,4 +54,6 @@ __all__ = [
     "node_rewriter",
     "rewrite_graph",
     "toposort",
+    "vectorize_graph",
+    "vectorize_node",
 ]

@@ -7,6 +7,10 @@ and lists its public names in ``__all__``; they are all re-exported here.
 
 import arignote.tensor.linalg as linalg  # pt.linalg: numpy.linalg and scipy.linalg functions
 from arignote.graph.basic import Apply, Constant, Variable
+
+# Loaded before the families: importing the module binds pt.einsum to it, and the star import
+# of products below must rebind the name to the function.
+from arignote.tensor import einsum as _einsum_module
 from arignote.tensor import rewriting
 from arignote.tensor import type as _type_module
 
@@ -22,6 +26,7 @@ from arignote.tensor.basic import (
     tensor_from_scalar,
 )
 from arignote.tensor.blas import *
+from arignote.tensor.blockwise import *
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from arignote.tensor.extra_ops import *
 from arignote.tensor.gradient_ops import *

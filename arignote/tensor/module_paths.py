@@ -3,12 +3,15 @@
 PyTensor keeps ``alloc``, ``stack`` or ``Join`` in ``pytensor.tensor.basic`` and ``sum`` or
 ``dot`` in ``pytensor.tensor.math``; arignote defines them in family modules that sit *above*
 ``basic`` and ``math`` in the layer order, so those modules cannot import them. This module,
-loaded last by ``arignote.tensor``, binds the names at PyTensor's paths too, so that
-``from arignote.tensor.basic import alloc`` works as ``from pytensor.tensor.basic import alloc``.
+loaded last by ``arignote.tensor``, serves the names at PyTensor's paths too (through a module
+``__getattr__``), so that ``from arignote.tensor.basic import alloc`` works as
+``from pytensor.tensor.basic import alloc``.
 """
 
+from collections.abc import Callable, Sequence
 from importlib import import_module
 from types import ModuleType
+from typing import Any
 
 # By module path: ``arignote.tensor.shape`` as an attribute is the ``shape`` function.
 basic, extra_ops, math, shape, special, subtensor = (
@@ -118,9 +121,28 @@ PYTENSOR_PATHS: dict[ModuleType, tuple[str, ...]] = {
 }
 
 
+def _module_getattr(module: ModuleType, namespace: dict, names: Sequence[str]) -> Callable:
+    """A module ``__getattr__`` (PEP 562) serving ``names`` from ``namespace``.
+
+    Attribute access from outside (``from arignote.tensor.math import sum``) finds them, while
+    the module's own code keeps seeing Python's builtins (``sum``, ``any``, ``max``...), which
+    binding the names into the module's globals would shadow.
+    """
+    served = {name: namespace[name] for name in names}
+    previous = module.__dict__.get("__getattr__")
+
+    def __getattr__(name: str) -> Any:
+        if name in served:
+            return served[name]
+        if previous is not None:
+            return previous(name)
+        raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
 def bind_pytensor_paths(namespace: dict) -> None:
-    """Bind each listed name, taken from ``namespace``, on its PyTensor module."""
+    """Serve each listed name, taken from ``namespace``, from its PyTensor module."""
     for module, names in PYTENSOR_PATHS.items():
-        for name in names:
-            if not hasattr(module, name):
-                setattr(module, name, namespace[name])
+        missing = [name for name in names if name not in module.__dict__]
+        module.__getattr__ = _module_getattr(module, namespace, missing)

@@ -18,8 +18,11 @@ import pytest
 
 import arignote.tensor as pt
 from arignote.graph.rewriting.db import rewrites
+from arignote.tensor.blockwise import Blockwise
 from arignote.tensor.gradient_ops import zero_grad
+from arignote.tensor.linalg.inverse import MatrixInverse
 from arignote.tensor.math import _cast_elemwise
+from arignote.tensor.products import Dot
 from arignote.tensor.shape import Shape_i
 from tests.tensor.rewriting.utils import rewrite_traced
 
@@ -514,7 +517,30 @@ OTHER_ROWS = [
         lambda: pt.set_subtensor(m[1], x),
         INPLACE,
     ),
+    # -- Blockwise (arignote.tensor.blockwise) -----------------------------------------------
+    Row(
+        "Blockwise without batch dimensions",
+        "local_useless_blockwise",
+        lambda: _blockwise_dot(m, pt.dmatrix("n43").T),
+        lambda: _blockwise_dot(pt.dtensor3("t"), pt.dmatrix("n43").T),
+    ),
+    Row(
+        "Blockwise of an op that batches itself",
+        "local_blockwise_of_batching_op",
+        lambda: _blockwise_inv(pt.tensor("sq", dtype="float64", shape=(2, 3, 3))),
+        lambda: _blockwise_dot(pt.dtensor3("t"), pt.dmatrix("n43").T),
+    ),
 ]
+
+
+def _blockwise_dot(left, right):
+    return Blockwise(Dot(), "(m,k),(k,n)->(m,n)")(left, right)
+
+
+def _blockwise_inv(value):
+    return Blockwise(MatrixInverse(), "(m,m)->(m,m)")(value + 3 * pt.eye(3))
+
+
 # Tested in their own areas (tests/tensor/random/test_rewriting.py).
 ELSEWHERE = {"local_random_make_inplace"}
 
