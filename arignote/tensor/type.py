@@ -115,7 +115,7 @@ class TensorType(Type):
             )
         for expected, actual in zip(self.shape, data.shape):
             if expected is not None and expected != actual:
-                raise ValueError(
+                raise TypeError(
                     f"The type's shape {self.shape_str()} is not compatible with the data's "
                     f"{data.shape}"
                 )

@@ -24,7 +24,7 @@ def test_generated_call_checks_dtype_and_ndim_and_falls_back(rng):
     np.testing.assert_allclose(f(xv, yv), expected)  # fast path
     np.testing.assert_allclose(f(list(xv), yv), expected)  # conversion: general path
     np.testing.assert_allclose(f(xv, y=yv), expected)  # keyword: general path
-    with pytest.raises(ValueError, match="'y'"):
+    with pytest.raises(TypeError, match="'y'"):
         f(xv, np.ones((3, 4)))  # wrong static length: general path reports it
     assert f.vm.storage_map[f.maker.fgraph.inputs[0]][0] is None  # no reference kept
 
