@@ -1,8 +1,10 @@
 """Printing graphs: ``debugprint`` (a tree with ids), ``pp``/``pprint`` (one expression),
-``Print`` (print values at run time), ``pydotprint`` (Graphviz drawings)."""
+``Print`` (print values at run time), ``pydotprint`` (Graphviz drawings), ``html`` (an
+interactive view in one self-contained HTML file)."""
 
 from arignote.printing.debug import debugprint, dprint
 from arignote.printing.drawing import GraphvizNotFoundError, graph_to_dot, pydotprint
+from arignote.printing.html import html
 from arignote.printing.pretty import pp, pprint
 from arignote.printing.print_op import Print
 
@@ -12,6 +14,7 @@ __all__ = [
     "debugprint",
     "dprint",
     "graph_to_dot",
+    "html",
     "pp",
     "pprint",
     "pydotprint",
