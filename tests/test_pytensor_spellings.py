@@ -214,3 +214,40 @@ def test_rewrite_graph_in_graph_namespace():
     assert not any(
         isinstance(n.op, pt.Elemwise) for n in arignote.graph.basic.io_toposort([x], [y])
     )
+
+
+def test_values_eq_approx_family():
+    from arignote.tensor import type as tt
+
+    a = np.array([1.0, np.nan, np.inf, 2.0])
+    assert tt.values_eq_approx(a, a + 1e-9)
+    assert not tt.values_eq_approx(a, a + 1e-3)
+    assert not tt.values_eq_approx(a, a.astype("float32"))  # dtypes differ
+    b = np.array([1.0, 5.0, np.inf, 2.0])
+    assert not tt.values_eq_approx(a, b) and tt.values_eq_approx_remove_nan(a, b)
+    c = np.array([1.0, np.nan, 3.0, 2.0])
+    assert not tt.values_eq_approx(a, c) and tt.values_eq_approx_remove_inf(a, c)
+    assert tt.values_eq_approx_remove_inf_nan(a, np.array([1.0, 0.0, 0.0, 2.0]))
+    assert tt.values_eq_approx(np.array([1, 2]), np.array([1, 2]))
+    assert not tt.values_eq_approx(np.array([1, 2]), np.array([1, 3]))
+    assert tt.values_eq_approx_always_true(a, np.zeros(7))
+
+
+def test_pytensor_paths_serve_the_same_objects_without_shadowing_builtins():
+    import builtins
+
+    import arignote.graph.utils as gu
+    import arignote.tensor.math as tm
+    from arignote.graph.features import InconsistencyError
+    from arignote.graph.fg import MissingInputError
+
+    assert gu.InconsistencyError is InconsistencyError
+    assert gu.MissingInputError is MissingInputError
+    from arignote.tensor.math import any as pt_any
+    from arignote.tensor.math import sum as pt_sum
+
+    assert pt_sum is pt.sum and pt_any is pt.any
+    assert "sum" not in vars(tm) and "any" not in vars(tm)  # tensor.math still sees builtins
+    assert builtins.sum([1, 2]) == 3
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        tm.not_a_name  # noqa: B018

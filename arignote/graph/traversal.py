@@ -187,3 +187,9 @@ def apply_ancestors(graphs: Iterable, blockers: Collection | None = None) -> Ite
 def get_var_by_name(graphs: Iterable, target_var_id: str) -> tuple:
     """The variables among the ancestors of ``graphs`` whose name is ``target_var_id``."""
     return tuple(v for v in ancestors(graphs) if getattr(v, "name", None) == target_var_id)
+
+
+def apply_depends_on(apply: Any, depends_on: Any) -> bool:
+    """Whether the node ``apply`` is computed from (one of) the node(s) ``depends_on``."""
+    targets = set(depends_on) if isinstance(depends_on, (list, tuple, set)) else {depends_on}
+    return any(v.owner in targets for v in ancestors(apply.inputs))

@@ -27,6 +27,7 @@ from arignote.tensor.basic import (
 )
 from arignote.tensor.blas import *
 from arignote.tensor.blockwise import *
+from arignote.tensor.derived import *
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from arignote.tensor.extra_ops import *
 from arignote.tensor.gradient_ops import *
@@ -58,3 +59,8 @@ newaxis = None  # numpy.newaxis: x[:, pt.newaxis] inserts a length-1 dimension
 from arignote.tensor.module_paths import bind_pytensor_paths as _bind_pytensor_paths
 
 _bind_pytensor_paths(globals())
+
+# PyTensor's tensor namespace also holds these
+from arignote.graph.op import Op
+from arignote.tensor.random.type import NoneConst, none_type_t
+from arignote.tensor.type import values_eq_approx_always_true

@@ -6,6 +6,7 @@ One ``import`` line per family module, so that adding a family never edits anoth
 import tests.op_db.alloc
 import tests.op_db.blas
 import tests.op_db.blockwise
+import tests.op_db.derived
 import tests.op_db.elemwise
 import tests.op_db.extra_ops
 import tests.op_db.indexing

@@ -7,6 +7,7 @@ only in this namespace (``pt.linalg.norm``), not in ``arignote.tensor`` itself, 
 """
 
 # PyTensor's names for the same things.
+from arignote.tensor.derived import matrix_dot, tensorinv, tensorsolve
 from arignote.tensor.linalg.basic import trace
 from arignote.tensor.linalg.decompositions import *
 from arignote.tensor.linalg.inverse import *

@@ -31,5 +31,8 @@ _utils.normalize_size_param = normalize_size_param
 
 # PyTensor 3: ptr.rng(), ptr.shared_rng(), and draw methods on generator variables
 from arignote.tensor.random import variable
+from arignote.tensor.random.basic import NegativeBinomialRV as NegBinomialRV
 from arignote.tensor.random.basic import negative_binomial as nbinom
+
+_basic.nbinom, _basic.NegBinomialRV = nbinom, NegBinomialRV  # PyTensor's names, in basic too
 from arignote.tensor.random.variable import rng, shared_rng
