@@ -12,6 +12,7 @@ import tests.op_db.extra_ops
 import tests.op_db.indexing
 import tests.op_db.join
 import tests.op_db.linalg
+import tests.op_db.matrix_equations
 import tests.op_db.pad
 import tests.op_db.printing
 import tests.op_db.products
