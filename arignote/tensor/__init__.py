@@ -36,12 +36,14 @@ from arignote.tensor.join import *
 from arignote.tensor.math import *
 from arignote.tensor.pad import *
 from arignote.tensor.products import *
+from arignote.tensor.ravel import *
 from arignote.tensor.reduction import *
 from arignote.tensor.reshape import *
 from arignote.tensor.shape import *
 from arignote.tensor.sharedvar import TensorSharedVariable
 from arignote.tensor.sort import *
 from arignote.tensor.special import *
+from arignote.tensor.special_functions import *
 from arignote.tensor.subtensor import *  # with the advanced indexing ops
 from arignote.tensor.type import TensorType, tensor
 from arignote.tensor.variable import TensorConstant, TensorVariable

@@ -17,14 +17,14 @@ from arignote.config import config
 from arignote.graph.basic import Constant, Variable
 from arignote.tensor import math as tm
 from arignote.tensor.advanced_subtensor import AdvancedIncSubtensor1, AdvancedSubtensor1
-from arignote.tensor.alloc import arange, linspace, tri
+from arignote.tensor.alloc import arange, broadcast_arrays, linspace, tri
 from arignote.tensor.basic import (
     MakeVector,
     as_tensor_variable,
     constant,
     get_scalar_constant_value,
 )
-from arignote.tensor.extra_ops import AllocDiag
+from arignote.tensor.extra_ops import AllocDiag, diagonal
 from arignote.tensor.indexing_ops import nonzero, take
 from arignote.tensor.join import concatenate, stack
 from arignote.tensor.linalg.inverse import inv
@@ -105,6 +105,27 @@ def complex_from_polar(abs: Any, angle: Any) -> Variable:
     """The complex numbers of modulus ``abs`` and argument ``angle``: ``abs * exp(1j * angle)``."""
     abs, angle = as_tensor_variable(abs), as_tensor_variable(angle)
     return tm.complex(abs * tm.cos(angle), abs * tm.sin(angle))
+
+
+def tri_gamma(x: Any) -> Variable:
+    """The trigamma function, the derivative of ``psi``: ``polygamma(1, x)``."""
+    return tm.polygamma(1, x)
+
+
+def chi2sf(x: Any, k: Any) -> Variable:
+    """The survival function of the chi-squared distribution with ``k`` degrees of freedom:
+    ``gammaincc(k / 2, x / 2)`` (``scipy.stats.chi2.sf``)."""
+    return tm.gammaincc(as_tensor_variable(k) / 2.0, as_tensor_variable(x) / 2.0)
+
+
+def gammau(k: Any, x: Any) -> Variable:
+    """The upper incomplete gamma function (not regularized): ``gammaincc(k, x) * gamma(k)``."""
+    return tm.gammaincc(k, x) * tm.gamma(k)
+
+
+def gammal(k: Any, x: Any) -> Variable:
+    """The lower incomplete gamma function (not regularized): ``gammainc(k, x) * gamma(k)``."""
+    return tm.gammainc(k, x) * tm.gamma(k)
 
 
 # -- products -----------------------------------------------------------------------------------
@@ -311,6 +332,11 @@ def compress(condition: Any, x: Any, axis: int | None = None) -> Variable:
     return take(x, chosen, axis=axis)
 
 
+def extract_diag(x: Any) -> Variable:
+    """PyTensor's older name for ``diagonal(x)`` (the main diagonal of the first two axes)."""
+    return diagonal(as_tensor_variable(x))
+
+
 def alloc_diag(diag: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variable:
     """A tensor with ``diag``'s last axis on diagonal ``offset`` of the plane ``(axis1, axis2)``
     and zeros elsewhere (the inverse of ``diagonal``)."""
@@ -340,6 +366,56 @@ def fill_diagonal_offset(a: Any, val: Any, offset: Any) -> Variable:
     length = tm.maximum(tm.minimum(rows - start_row, cols - start_col), 0)
     index = arange(length)
     return set_subtensor(a[index + start_row, index + start_col], val)
+
+
+def ix_(*args: Any) -> tuple[Variable, ...]:
+    """An open mesh from 1-d index sequences, like ``np.ix_``: argument ``k`` becomes a tensor
+    with its length on axis ``k`` and length 1 on the others (booleans become the indices of
+    their true entries), so that ``x[ix_(rows, cols)]`` picks a cross product."""
+    count = len(args)
+    mesh = []
+    for k, arg in enumerate(args):
+        v = as_tensor_variable(arg)
+        if v.type.ndim != 1:
+            raise ValueError(f"ix_: argument {k} must be one-dimensional, got {v.type}")
+        if v.type.dtype == "bool":
+            v = nonzero(v)[0]
+        order = ["x"] * k + [0] + ["x"] * (count - k - 1)
+        mesh.append(v.dimshuffle(*order))
+    return tuple(mesh)
+
+
+class _Grid:
+    """``mgrid[...]`` / ``ogrid[...]``: ranges from slices (an imaginary step ``5j`` asks for 5
+    points, end included), as a dense stack or an open mesh."""
+
+    def __init__(self, sparse: bool) -> None:
+        self.sparse = sparse
+
+    def __getitem__(self, key: Any) -> Any:
+        slices = key if isinstance(key, tuple) else (key,)
+        ranges = [self._range(s) for s in slices]
+        if not isinstance(key, tuple):
+            return ranges[0]
+        mesh = ix_(*ranges)
+        if self.sparse:
+            return list(mesh)
+        return stack(broadcast_arrays(*mesh))
+
+    @staticmethod
+    def _range(s: slice) -> Variable:
+        start = 0 if s.start is None else s.start
+        step = 1 if s.step is None else s.step
+        if isinstance(step, complex):
+            return linspace(start, s.stop, int(abs(step)), dtype=config.floatX)
+        return arange(start, s.stop, step)
+
+    def __repr__(self) -> str:
+        return "ogrid" if self.sparse else "mgrid"
+
+
+mgrid = _Grid(sparse=False)  # mgrid[0:3, 0:4]: a (2, 3, 4) stack of index grids
+ogrid = _Grid(sparse=True)  # ogrid[0:3, 0:4]: [(3, 1), (1, 4)] ranges that broadcast
 
 
 # -- sequences ----------------------------------------------------------------------------------
@@ -436,14 +512,18 @@ __all__: Sequence[str] = [
     "bartlett",
     "batched_dot",
     "ceil_intdiv",
+    "chi2sf",
     "complex_from_polar",
     "compress",
     "cov",
     "dense_dot",
+    "extract_diag",
     "fill_diagonal",
     "fill_diagonal_offset",
     "flatnonzero",
     "floor_div",
+    "gammal",
+    "gammau",
     "geomspace",
     "get_underlying_scalar_constant_value",
     "get_vector_length",
@@ -453,16 +533,20 @@ __all__: Sequence[str] = [
     "is_flat",
     "isneginf",
     "isposinf",
+    "ix_",
     "largest",
     "logspace",
     "matvec",
     "median",
+    "mgrid",
     "nan_to_num",
     "nonzero_values",
+    "ogrid",
     "smallest",
     "stacklists",
     "tensor_copy",
     "to_one_hot",
+    "tri_gamma",
     "tril_indices",
     "tril_indices_from",
     "triu_indices",

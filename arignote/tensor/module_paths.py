@@ -38,20 +38,26 @@ PYTENSOR_PATHS: dict[ModuleType, tuple[str, ...]] = {
         # arignote.tensor.derived
         "atleast_Nd flatnonzero get_underlying_scalar_constant_value get_vector_length "
         "horizontal_stack inverse_permutation is_flat nonzero_values stacklists tensor_copy "
-        "tril_indices tril_indices_from triu_indices triu_indices_from vertical_stack alloc_diag"
+        "tril_indices tril_indices_from triu_indices triu_indices_from vertical_stack alloc_diag "
+        "ix_ mgrid ogrid extract_diag"
     ),
     math: _names(
         "All Argmax Dot Max Min Prod Sum all allclose any argmax argmin dot matmul max "
         "max_and_argmax mean min outer prod ptp std sum tensordot var "
         # arignote.tensor.derived
         "isposinf isneginf nan_to_num floor_div ceil_intdiv iround largest smallest "
-        "complex_from_polar vecdot matvec vecmat dense_dot cov median"
+        "complex_from_polar vecdot matvec vecmat dense_dot cov median tri_gamma chi2sf gammau "
+        "gammal "
+        # arignote.tensor.special_functions
+        "betaincinv gammainccinv gammaincinv hyp2f1 ive kn kv kve owens_t"
     ),
     extra_ops: _names(
         "Unique bincount broadcast_arrays broadcast_shape broadcast_to diff linspace "
         "searchsorted squeeze unique "
         # arignote.tensor.derived
-        "bartlett compress fill_diagonal fill_diagonal_offset geomspace logspace to_one_hot"
+        "bartlett compress fill_diagonal fill_diagonal_offset geomspace logspace to_one_hot "
+        # arignote.tensor.ravel
+        "RavelMultiIndex UnravelIndex ravel_multi_index unravel_index"
     ),
     shape: ("Reshape", "reshape"),
     special: ("xlog1py", "xlogy"),

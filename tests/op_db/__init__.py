@@ -17,10 +17,12 @@ import tests.op_db.pad
 import tests.op_db.printing
 import tests.op_db.products
 import tests.op_db.random
+import tests.op_db.ravel
 import tests.op_db.reduction
 import tests.op_db.reshape
 import tests.op_db.shape
 import tests.op_db.special
+import tests.op_db.special_more
 from tests.op_db.core import REGISTRY, Directive, OpInfo, Sample, register
 
 __all__ = ["REGISTRY", "Directive", "OpInfo", "Sample", "register"]

@@ -3,10 +3,33 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.special
+import scipy.stats
 
 import arignote.tensor as pt
 from arignote.tensor import derived as d
 from tests.op_db.core import FLOAT_DTYPES, OpInfo, Sample, register
+
+
+def _shape_parameter(position):
+    """A constant shape parameter (the incomplete gamma integrals have no closed-form
+    derivative in it) beside a positive x."""
+
+    def samples(rng):
+        args = [rng.uniform(0.5, 3.0, size=(3, 4)), np.asarray([0.5, 1.0, 2.5, 4.0])]
+        if position == 0:
+            args.reverse()
+        return [Sample(tuple(args), name="shape_param", static=(position,))]
+
+    return samples
+
+
+def _positive(*shapes):
+    def samples(rng):
+        return [Sample(tuple(rng.uniform(0.5, 3.0, size=s) for s in shapes), name="positive")]
+
+    return samples
+
 
 SPECIALS = np.array([1.5, np.inf, -np.inf, np.nan, -2.0, 0.0])
 
@@ -309,6 +332,37 @@ register(
         _pair(((5, 2), (5, 3))),
     ),
     _entry("median", d.median, np.median, _median_samples),
+    _entry("extract_diag", d.extract_diag, np.diagonal, _one((3, 4), (2, 3, 4))),
+    _entry("tri_gamma", d.tri_gamma, lambda x: scipy.special.polygamma(1, x), _positive((3, 4))),
+    _entry(
+        "chi2sf",
+        d.chi2sf,
+        lambda x, k: scipy.stats.chi2.sf(x, k),
+        _shape_parameter(1),
+        rtol=1e-5,
+    ),
+    _entry(
+        "gammau",
+        d.gammau,
+        lambda k, x: scipy.special.gammaincc(k, x) * scipy.special.gamma(k),
+        _shape_parameter(0),
+        rtol=1e-5,
+    ),
+    _entry(
+        "gammal",
+        d.gammal,
+        lambda k, x: scipy.special.gammainc(k, x) * scipy.special.gamma(k),
+        _shape_parameter(0),
+        rtol=1e-5,
+    ),
+    _entry(
+        "ix_",
+        d.ix_,
+        np.ix_,
+        lambda rng: [Sample((rng.integers(0, 5, size=3), rng.integers(0, 5, size=4)))],
+        dtypes=("int64",),
+        grad=False,
+    ),
     _entry(
         "tensorinv",
         lambda a: d.tensorinv(a, 2),
