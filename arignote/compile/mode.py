@@ -194,3 +194,8 @@ def get_mode(mode: str | Mode | None) -> Mode:
             raise ValueError(f"Unknown mode {mode!r}; known: {sorted(predefined_modes)}")
         return found() if callable(found) and not isinstance(found, Mode) else found
     raise TypeError(f"mode must be a Mode or a mode name, got {mode!r}")
+
+
+def get_default_mode() -> Mode:
+    """The mode ``function()`` uses when given none: ``get_mode(config.mode)``."""
+    return get_mode(None)

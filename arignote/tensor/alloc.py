@@ -131,7 +131,7 @@ class Alloc(Op):
         value = as_tensor_variable(value)
         sizes = [as_size(s, "Alloc") for s in shape]
         if value.type.ndim > len(sizes):
-            raise ValueError(
+            raise TypeError(
                 f"Alloc: the value {value} has {value.type.ndim} dimensions, more than the "
                 f"{len(sizes)} of the requested shape"
             )

@@ -8,6 +8,7 @@ from arignote.tensor.rewriting import (
     alloc,
     basic,
     blas,
+    blockwise,
     elemwise,
     fusion,
     gradient_ops,

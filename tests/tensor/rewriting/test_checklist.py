@@ -22,8 +22,11 @@ from arignote.compile.builders import OpFromGraph
 from arignote.graph.rewriting.db import rewrites
 from arignote.ifelse import IfElse, ifelse
 from arignote.raise_op import assert_op
+from arignote.tensor.blockwise import Blockwise
 from arignote.tensor.gradient_ops import zero_grad
+from arignote.tensor.linalg.inverse import MatrixInverse
 from arignote.tensor.math import _cast_elemwise
+from arignote.tensor.products import Dot
 from arignote.tensor.shape import Shape_i
 from tests.tensor.rewriting.utils import rewrite_traced
 
@@ -518,6 +521,19 @@ OTHER_ROWS = [
         lambda: pt.set_subtensor(m[1], x),
         INPLACE,
     ),
+    # -- Blockwise (arignote.tensor.blockwise) -----------------------------------------------
+    Row(
+        "Blockwise without batch dimensions",
+        "local_useless_blockwise",
+        lambda: _blockwise_dot(m, pt.dmatrix("n43").T),
+        lambda: _blockwise_dot(pt.dtensor3("t"), pt.dmatrix("n43").T),
+    ),
+    Row(
+        "Blockwise of an op that batches itself",
+        "local_blockwise_of_batching_op",
+        lambda: _blockwise_inv(pt.tensor("sq", dtype="float64", shape=(2, 3, 3))),
+        lambda: _blockwise_dot(pt.dtensor3("t"), pt.dmatrix("n43").T),
+    ),
 ]
 # -- conditionals and run-time checks (arignote.ifelse, arignote.raise_op) -------------------
 positive = pt.gt(k, 0)
@@ -641,6 +657,16 @@ SCAN_ROWS = [
         ("specialize", "inplace"),
     ),
 ]
+
+
+def _blockwise_dot(left, right):
+    return Blockwise(Dot(), "(m,k),(k,n)->(m,n)")(left, right)
+
+
+def _blockwise_inv(value):
+    return Blockwise(MatrixInverse(), "(m,m)->(m,m)")(value + 3 * pt.eye(3))
+
+
 # Tested in their own areas (tests/tensor/random/test_rewriting.py).
 ELSEWHERE = {"local_random_make_inplace"}
 
