@@ -1,0 +1,27 @@
+"""Per-op JAX conversions, one module per op family (mirroring ``arignote/tensor/``)."""
+
+from arignote.link.jax.dispatch import (
+    alloc,
+    elemwise,
+    random,
+    reduction,
+    scalar,
+    shape,
+)
+from arignote.link.jax.dispatch.basic import (
+    UNSUPPORTED,
+    DynamicShapeError,
+    UnsupportedOpError,
+    fgraph_to_jax,
+    jax_funcify,
+    unsupported_reason,
+)
+
+__all__ = [
+    "UNSUPPORTED",
+    "DynamicShapeError",
+    "UnsupportedOpError",
+    "fgraph_to_jax",
+    "jax_funcify",
+    "unsupported_reason",
+]
