@@ -89,11 +89,8 @@ class JAXLinker(JITLinkerAdapter):
     def uses_x64(self, fgraph: FunctionGraph) -> bool:
         if self.x64 != "auto":
             return bool(self.x64)
-        return any(
-            np.dtype(dtype).itemsize == 8 and np.dtype(dtype).kind in "fiuc"
-            for dtype in (getattr(v.type, "dtype", None) for v in fgraph.variables)
-            if dtype is not None and dtype != "floatX"
-        )
+        wide = ("float64", "int64", "uint64", "complex128")
+        return any(getattr(v.type, "dtype", None) in wide for v in fgraph.variables)
 
     def make_runner(self, fgraph: FunctionGraph, input_cells: list, output_cells: list) -> Any:
         compiled = self.jit_compile(self.fgraph_convert(fgraph))

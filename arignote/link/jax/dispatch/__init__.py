@@ -3,10 +3,15 @@
 from arignote.link.jax.dispatch import (
     alloc,
     elemwise,
+    extra_ops,
+    index_map,
+    linalg,
+    products,
     random,
     reduction,
     scalar,
     shape,
+    subtensor,
 )
 from arignote.link.jax.dispatch.basic import (
     UNSUPPORTED,

@@ -98,7 +98,15 @@ def register_unsupported(op_class: type | str, reason: str) -> None:
 
 
 def unsupported_reason(op: Op) -> str | None:
-    """Why the JAX backend cannot run ``op`` (None when it can)."""
+    """Why the JAX backend cannot run ``op`` (None when it can).
+
+    An ``Elemwise`` is refused for its scalar op, a ``Composite`` for any op of its inner graph.
+    """
+    inner = [getattr(op, "scalar_op", None)] + [n.op for n in getattr(op, "nodes", ())]
+    for inner_op in inner:
+        reason = unsupported_reason(inner_op) if inner_op is not None else None
+        if reason is not None:
+            return reason
     for cls in type(op).__mro__:
         reason = UNSUPPORTED.get(qualified_name(cls))
         if reason is not None:
@@ -236,10 +244,23 @@ def device_put(value: Any, device: Any = None) -> Any:
 # -- graphs --------------------------------------------------------------------------------------
 
 
+@singledispatch
+def jax_typify(data: Any) -> Any:
+    """The value a constant contributes while tracing: NumPy data stays NumPy (static); other
+    kinds of values (NumPy generators) register their JAX form."""
+    return data
+
+
+@jax_typify.register(np.ndarray)
+@jax_typify.register(np.generic)
+@jax_typify.register(int)
+@jax_typify.register(float)
+def _typify_array(data: Any) -> Any:
+    return np.asarray(data)
+
+
 def constant_value(var: Constant) -> Any:
-    """The static value a constant contributes while tracing (NumPy data stays NumPy)."""
-    data = var.data
-    return np.asarray(data) if isinstance(data, (np.ndarray, np.generic, int, float)) else data
+    return jax_typify(var.data)
 
 
 def _partially_evaluable(node: Apply, values: list) -> bool:

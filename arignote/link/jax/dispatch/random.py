@@ -21,12 +21,18 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 from arignote.graph.basic import Apply
-from arignote.link.jax.dispatch.basic import jax_funcify, register_unsupported, static_ints
+from arignote.link.jax.dispatch.basic import (
+    jax_funcify,
+    jax_typify,
+    register_unsupported,
+    static_ints,
+)
 from arignote.tensor.random import multivariate as mv
 from arignote.tensor.random.op import RandomVariable
 from arignote.tensor.random.type import copy_generator
 
 
+@jax_typify.register(np.random.Generator)
 def generator_to_key(generator: np.random.Generator) -> jax.Array:
     """A JAX key seeded by a draw from a copy of ``generator`` (which is left unchanged)."""
     seed = int(copy_generator(generator).integers(0, 2**32 - 1))

@@ -126,7 +126,7 @@ def jax_funcify_IsClose(op: IsClose, node: Apply | None = None, **kwargs: Any) -
         b = jnp.asarray(b)
         b = b.astype(jnp.result_type(b, 1.0))
         close = jnp.abs(a - b) <= atol + rtol * jnp.abs(b)
-        close = close | (a == b)  # equal infinities
+        close = (close & jnp.isfinite(b)) | (a == b)  # equal infinities
         if equal_nan:
             close = close | (jnp.isnan(a) & jnp.isnan(b))
         return close
