@@ -224,7 +224,7 @@ def test_scalar_conversions_cover_every_elemwise_in_a_fused_graph(rng):
     # a Composite built by the default pipeline's fusion still converts (inner graph walked)
     x = pt.dvector("x")
     fused = arignote.function([x], pt.exp(x) * 2 + pt.log1p(x * x), mode="FAST_RUN")
-    composite = [n.op for n in fused.maker.fgraph.apply_nodes if isinstance(n.op, Elemwise)][0]
+    composite = next(n.op for n in fused.maker.fgraph.apply_nodes if isinstance(n.op, Elemwise))
     value = rng.uniform(size=4)
     with jax.enable_x64(True):
         result = jax_funcify(composite.scalar_op)(value)
