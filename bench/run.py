@@ -57,6 +57,18 @@ def _have(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+def _add_arignote_jax(workload: Workload, inputs: list, outputs, args: tuple) -> None:
+    """arignote's JAX mode (results waited for, as raw ``jax.jit``'s are), when jax is there."""
+    if not _have("jax"):
+        return
+    import jax
+
+    for label, trust in (("arignote JAX", False), ("arignote JAX trust_input", True)):
+        f = arignote.function(inputs, outputs, mode="JAX", trust_input=trust)
+        jax.block_until_ready(f(*args))
+        workload.calls[label] = lambda f=f: jax.block_until_ready(f(*args))
+
+
 # -- W1: per-call overhead of a tiny elementwise function -----------------------------------------
 
 
@@ -67,6 +79,7 @@ def _w1_arignote(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -
     trusted = arignote.function([a, b], a * b + pt.exp(a) - pt.log(b), trust_input=True)
     workload.calls["arignote"] = lambda: f(a_value, b_value)
     workload.calls["arignote trust_input"] = lambda: trusted(a_value, b_value)
+    _add_arignote_jax(workload, [a, b], a * b + pt.exp(a) - pt.log(b), (a_value, b_value))
 
 
 def _w1_pytensor(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -> None:
@@ -218,6 +231,7 @@ def workload_W3(n: int = 10**7) -> Workload:
     xs, ys, zs = pt.dvectors("x", "y", "z")
     f = arignote.function([xs, ys, zs], _w3_expression(pt, xs, ys, zs))
     workload.calls["arignote"] = lambda: f(x, y, z)
+    _add_arignote_jax(workload, [xs, ys, zs], _w3_expression(pt, xs, ys, zs), (x, y, z))
     if _have("pytensor"):
         import pytensor
         import pytensor.tensor as ptt
@@ -287,6 +301,7 @@ def workload_W4() -> Workload:
     ]
     f = arignote.function(sym, _w4_graph(pt, arignote.grad, *sym))
     workload.calls["arignote"] = lambda: f(x, labels, *params)
+    _add_arignote_jax(workload, sym, _w4_graph(pt, arignote.grad, *sym), (x, labels, *params))
     if _have("pytensor"):
         import pytensor
         import pytensor.tensor as ptt
@@ -335,6 +350,7 @@ def workload_W8() -> Workload:
     xs = pt.dmatrix("x")
     f = arignote.function([xs], pt.log(pt.sum(pt.exp(xs), axis=1)))
     workload.calls["arignote"] = lambda: f(x)
+    _add_arignote_jax(workload, [xs], pt.log(pt.sum(pt.exp(xs), axis=1)), (x,))
     if _have("pytensor"):
         import pytensor
         import pytensor.tensor as ptt

@@ -53,7 +53,10 @@ class JITLinkerAdapter(Linker):
 def generated_runner(
     call: Callable, input_cells: list, output_cells: list, prepare: list[Callable | None], scope
 ) -> Callable[[], None]:
-    """``run()``: read the input cells, call ``call`` (in ``scope``), fill the output cells.
+    """``run()``: read the input cells, call ``call`` (inside ``scope``), fill the output cells.
+
+    ``scope``, when not None, is a pair ``(enter, leave)``: ``enter()`` sets a state and
+    returns the one before, ``leave(state)`` restores it.
 
     ``prepare[k]``, when not None, converts the value of input ``k`` and stores the result back
     in its cell (the device copy of a shared variable, made once). The body is generated for the
@@ -75,7 +78,15 @@ def generated_runner(
     if scope is None:
         lines.append(f"    {call_line}")
     else:
-        lines += ["    with scope():", f"        {call_line}"]
+        # scope = (enter, leave): ``leave(enter())`` brackets the call (cheaper than a ``with``)
+        namespace["enter"], namespace["leave"] = scope
+        lines += [
+            "    previous = enter()",
+            "    try:",
+            f"        {call_line}",
+            "    finally:",
+            "        leave(previous)",
+        ]
     for k, cell in enumerate(output_cells):
         namespace[f"o{k}"] = cell
         lines.append(f"    o{k}[0] = results[{k}]")
