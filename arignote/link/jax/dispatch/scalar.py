@@ -34,6 +34,12 @@ _RENAMED = {"psi": "digamma"}
 
 register_unsupported(Iv, "jax.scipy.special has no modified Bessel function of real order")
 register_unsupported(Jv, "jax.scipy.special has no Bessel function of real order")
+_NO_BESSEL_J = (
+    "jax.scipy.special.bessel_jn is inaccurate here (NaN at 0 and for float32 inputs), and "
+    "JAX has no other Bessel function of the first kind"
+)
+register_unsupported(J0, _NO_BESSEL_J)
+register_unsupported(J1, _NO_BESSEL_J)
 
 
 def _by_name(nfunc: Any) -> Callable | None:
@@ -93,16 +99,22 @@ _SIMPLE: dict[type, Callable] = {
     Imag: jnp.imag,
     Angle: jnp.angle,
     Psi: jsp.digamma,
-    Polygamma: lambda n, x: jsp.polygamma(n, x),
+    Polygamma: lambda n, x: _polygamma(n, x),
     Complex: lambda re, im: lax.complex(*jnp.broadcast_arrays(*_common_float(re, im))),
     Softplus: lambda x: jnp.maximum(x, 0) + jnp.log1p(jnp.exp(-jnp.abs(x))),
     # log(1 - e^x): log(-expm1(x)) near 0, log1p(-e^x) far below (Maechler's split at -ln 2)
     Log1mexp: lambda x: jnp.where(x < -np.log(2), jnp.log1p(-jnp.exp(x)), jnp.log(-jnp.expm1(x))),
     # erfc(x) = 2 Phi(-x sqrt(2)), so erfcinv(y) = -ndtri(y / 2) / sqrt(2)
     Erfcinv: lambda y: -jsp.ndtri(y / 2) / np.sqrt(2),
-    J0: lambda x: jsp.bessel_jn(x, v=0)[0],
-    J1: lambda x: jsp.bessel_jn(x, v=1)[1],
 }
+
+
+def _polygamma(n, x):
+    # jax takes integer orders only; a non-integer order gives NaN, as in SciPy
+    n = jnp.asarray(n)
+    order = jnp.floor(n).astype("int32") if jnp.issubdtype(n.dtype, jnp.floating) else n
+    result = jsp.polygamma(order, x)
+    return jnp.where(order == n, result, jnp.nan) if order is not n else result
 
 
 def _common_float(re, im):
@@ -139,6 +151,11 @@ def jax_funcify_RoundHalfToEven(op: RoundHalfToEven, node=None, **kwargs: Any) -
     decimals = op.decimals
 
     def round_half_to_even(x):
+        x = jnp.asarray(x)
+        if decimals < 0 and jnp.issubdtype(x.dtype, jnp.integer):
+            # to a multiple of 10**-decimals, halves to even (jnp.round refuses this for ints)
+            step = 10 ** (-decimals)
+            return (jnp.round(x / step) * step).astype(x.dtype)
         return jnp.round(x, decimals)
 
     return round_half_to_even
