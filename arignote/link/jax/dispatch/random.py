@@ -113,8 +113,6 @@ for _name in (
 ):
     register_unsupported(f"arignote.tensor.random.basic.{_name}", _NOT_IN_JAX)
 register_unsupported(mv.MultivariateHypergeometricRV, _NOT_IN_JAX)
-for _cls in (mv.ChoiceRV, mv.PermutationRV, mv.PermutedRV, mv.MultinomialRV):
-    register_unsupported(_cls, "its JAX conversion is not written yet")
 
 
 def _batch_shape(op: RandomVariable, params: list) -> tuple[int, ...]:
@@ -203,3 +201,54 @@ def jax_funcify_CategoricalRV(op: mv.CategoricalRV, node: Apply, **kwargs: Any) 
     return _vector_rv(
         op, node, lambda key, shape, p: jax.random.categorical(key, jnp.log(p), shape=shape)
     )
+
+
+@jax_funcify.register(mv.MultinomialRV)
+def jax_funcify_MultinomialRV(op: mv.MultinomialRV, node: Apply, **kwargs: Any) -> Callable:
+    return _vector_rv(
+        op,
+        node,
+        lambda key, shape, n, p: jax.random.multinomial(
+            key, n, p, shape=(*shape, jnp.shape(p)[-1])
+        ),
+    )
+
+
+def _population(a: Any, node: Apply) -> Any:
+    """``a`` itself, or the int a 0-d ``a`` stands for (``range(a)``, static)."""
+    return static_ints(a, node, "population size") if jnp.ndim(a) == 0 else a
+
+
+@jax_funcify.register(mv.ChoiceRV)
+def jax_funcify_ChoiceRV(op: mv.ChoiceRV, node: Apply, **kwargs: Any) -> Callable:
+    dtype = np.dtype(node.outputs[1].type.dtype)
+    replace, axis = op.replace, op.axis
+
+    def choice(key, size, a, p):
+        key, subkey = jax.random.split(key)
+        shape = () if size is None else tuple(static_ints(size, node, "size"))
+        draw = jax.random.choice(
+            subkey, _population(a, node), shape, replace=replace, p=p, axis=axis
+        )
+        return key, jnp.asarray(draw).astype(dtype)
+
+    return choice
+
+
+@jax_funcify.register(mv.PermutationRV)
+@jax_funcify.register(mv.PermutedRV)
+def jax_funcify_PermutationRV(op: RandomVariable, node: Apply, **kwargs: Any) -> Callable:
+    dtype = np.dtype(node.outputs[1].type.dtype)
+    independent = isinstance(op, mv.PermutedRV)  # each slice shuffled on its own
+    axis = op.axis
+
+    def permutation(key, size, x):
+        key, subkey = jax.random.split(key)
+        x = _population(x, node)
+        if axis is None:  # every entry shuffled: a permutation of the flattened array
+            draw = jax.random.permutation(subkey, jnp.ravel(x)).reshape(jnp.shape(x))
+        else:
+            draw = jax.random.permutation(subkey, x, axis=axis, independent=independent)
+        return key, jnp.asarray(draw).astype(dtype)
+
+    return permutation
