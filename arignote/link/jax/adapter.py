@@ -96,9 +96,10 @@ def generated_runner(
 
 
 class JITRunner:
-    """What a compiled function calls: ``run()`` (fast) and ``__call__()`` (same, described).
+    """What a compiled function calls: ``run()`` and ``__call__()``; ``fail`` re-raises.
 
-    ``allow_gc`` is False: nothing but the outputs is kept between calls anyway.
+    ``allow_gc`` tells ``Function`` to clear the output cells after each call, so that it keeps
+    no reference to results (there are no other intermediate cells).
     """
 
     allow_gc = True

@@ -107,6 +107,13 @@ def test_random_draws_advance_the_key_of_the_shared_generator():
     assert not np.allclose(first, second)
     g = arignote.function([], draw, mode="JAX")  # the same shared key: continues the stream
     assert not np.allclose(np.asarray(g()), second)
+    (rng_var,) = [v for v in g.get_shared()]
+    key = rng_var.get_value()
+    assert jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)  # the state is a JAX key now
+    rng_var.set_value(np.random.default_rng(3))  # reseeding with a NumPy generator works
+    reseeded = np.asarray(g())
+    rng_var.set_value(np.random.default_rng(3))
+    np.testing.assert_array_equal(np.asarray(g()), reseeded)
 
 
 def test_random_draws_of_a_constant_generator_are_reproducible():

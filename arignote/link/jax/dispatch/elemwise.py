@@ -38,10 +38,12 @@ def jax_funcify_DimShuffle(op: DimShuffle, node: Apply | None = None, **kwargs: 
     out_ndim = len(op.new_order)
     kept_shape_positions = [i for i, d in enumerate(op.new_order) if d != "x"]
 
+    ranks = [sorted(shuffle).index(d) for d in shuffle]  # the permutation after the drop
+    permute = ranks != sorted(ranks)
+
     def dimshuffle(x):
         x = jnp.squeeze(x, axis=drop) if drop else x
-        ranks = [sorted(shuffle).index(d) for d in shuffle]
-        x = jnp.transpose(x, ranks) if ranks != sorted(ranks) else x
+        x = jnp.transpose(x, ranks) if permute else x
         shape = [1] * out_ndim
         for position, length in zip(kept_shape_positions, jnp.shape(x)):
             shape[position] = length
