@@ -107,7 +107,7 @@ def test_random_draws_advance_the_key_of_the_shared_generator():
     assert not np.allclose(first, second)
     g = arignote.function([], draw, mode="JAX")  # the same shared key: continues the stream
     assert not np.allclose(np.asarray(g()), second)
-    (rng_var,) = [v for v in g.get_shared()]
+    (rng_var,) = g.get_shared()
     key = rng_var.get_value()
     assert jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)  # the state is a JAX key now
     rng_var.set_value(np.random.default_rng(3))  # reseeding with a NumPy generator works
