@@ -236,3 +236,17 @@ def test_scalar_conversions_cover_every_elemwise_in_a_fused_graph(rng):
     with jax.enable_x64(True):
         result = jax_funcify(composite.scalar_op)(value)
     np.testing.assert_allclose(result, np.exp(value) * 2 + np.log1p(value**2), rtol=1e-12)
+
+
+def test_a_mode_with_fusion_and_inplace_rewrites_still_computes_correctly(rng):
+    # Mode(linker="jax") keeps the whole pipeline: fused Composites and in-place ops convert too
+    x, y = pt.dmatrix("x"), pt.dvector("y")
+    out = pt.inc_subtensor(pt.exp(x)[1:], pt.tanh(y) * 2) + pt.log1p(x * x)
+    mode = arignote.Mode(linker="jax", optimizer="fast_run")
+    f = arignote.function([x, y], out, mode=mode)
+    ops = [n.op for n in f.maker.fgraph.apply_nodes]
+    assert any(type(getattr(op, "scalar_op", None)).__name__ == "Composite" for op in ops)
+    xv, yv = rng.normal(size=(3, 4)), rng.normal(size=4)
+    expected = np.exp(xv)
+    expected[1:] += np.tanh(yv) * 2
+    np.testing.assert_allclose(f(xv, yv), expected + np.log1p(xv * xv), rtol=1e-12)
