@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-import jax
 import jax.numpy as jnp
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.op import Op
@@ -207,13 +206,9 @@ def jax_funcify_MakeVector(op: MakeVector, node: Apply | None = None, **kwargs: 
     dtype = np.dtype(op.dtype)
 
     def make_vector(*values):
-        if all(is_static(v) for v in values):
+        if all(is_static(v) for v in values):  # lengths: they stay static
             return np.asarray(values, dtype=dtype).reshape(len(values))
-        return (
-            jnp.stack([jnp.asarray(v, dtype=dtype) for v in values])
-            if values
-            else (jnp.zeros((0,), dtype))
-        )
+        return jnp.stack([jnp.asarray(v, dtype=dtype) for v in values])
 
     return make_vector
 
@@ -234,11 +229,6 @@ def jax_funcify_ScalarFromTensor(op: Op, node: Apply, **kwargs: Any) -> Callable
         return x[()] if is_static(x) else jnp.reshape(x, ())
 
     return scalar_from_tensor
-
-
-def device_put(value: Any, device: Any = None) -> Any:
-    """``value`` as a JAX array on ``device`` (the default device when None)."""
-    return jax.device_put(value, device)
 
 
 # -- graphs --------------------------------------------------------------------------------------
