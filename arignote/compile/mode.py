@@ -166,7 +166,15 @@ def _jax_linker(**options: Any) -> Linker:
     # The JAX backend is imported the first time it is asked for, never by ``import arignote``
     # (only arignote.link.jax may import jax); importlib keeps the import at this call site
     # without an import statement inside a function.
-    return importlib.import_module("arignote.link.jax").JAXLinker(**options)
+    try:
+        backend = importlib.import_module("arignote.link.jax")
+    except ModuleNotFoundError as err:
+        if err.name not in ("jax", "jaxlib"):
+            raise
+        raise ImportError(
+            'The JAX mode needs jax: pip install "arignote[jax]" (or jax itself)'
+        ) from err
+    return backend.JAXLinker(**options)
 
 
 def jax_mode(optimizer: Any = "fast_run", **linker_options: Any) -> Mode:

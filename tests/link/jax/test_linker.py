@@ -15,6 +15,7 @@ jax = pytest.importorskip("jax", reason="the JAX backend needs jax (pip install 
 
 import arignote  # noqa: E402
 import arignote.tensor as pt  # noqa: E402
+from arignote.compile import mode as mode_module  # noqa: E402
 from arignote.compile.mode import get_mode, jax_mode  # noqa: E402
 from arignote.compile.ops import as_op  # noqa: E402
 from arignote.link.jax import (  # noqa: E402
@@ -250,3 +251,12 @@ def test_a_mode_with_fusion_and_inplace_rewrites_still_computes_correctly(rng):
     expected = np.exp(xv)
     expected[1:] += np.tanh(yv) * 2
     np.testing.assert_allclose(f(xv, yv), expected + np.log1p(xv * xv), rtol=1e-12)
+
+
+def test_without_jax_the_mode_says_how_to_install_it(monkeypatch):
+    def missing(name):
+        raise ModuleNotFoundError("No module named 'jax'", name="jax")
+
+    monkeypatch.setattr(mode_module.importlib, "import_module", missing)
+    with pytest.raises(ImportError, match=r"arignote\[jax\]"):
+        mode_module.jax_mode()
