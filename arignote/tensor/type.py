@@ -53,6 +53,23 @@ def _normalize_shape(shape: Sequence[Any]) -> tuple[int | None, ...]:
     return tuple(normalized)
 
 
+# Array classes of compiled backends (JAX's ``jax.Array``) that ``TensorType.filter`` keeps as
+# they are when their dtype is the type's: a backend registers its class when it is imported, so
+# that its functions take arrays already on a device without a round trip through host memory.
+_DEVICE_ARRAY_TYPES: tuple[type, ...] = ()
+
+
+def register_device_array_type(cls: type) -> None:
+    """Let tensor inputs and shared variables hold instances of ``cls`` (a device array class)."""
+    global _DEVICE_ARRAY_TYPES
+    if cls not in _DEVICE_ARRAY_TYPES:
+        _DEVICE_ARRAY_TYPES = (*_DEVICE_ARRAY_TYPES, cls)
+
+
+def _device_array(data: Any) -> bool:
+    return bool(_DEVICE_ARRAY_TYPES) and isinstance(data, _DEVICE_ARRAY_TYPES)
+
+
 class TensorType(Type):
     """Arrays of ``dtype`` with ``len(shape)`` dimensions; ``shape[i]`` is a size or None.
 
@@ -104,7 +121,9 @@ class TensorType(Type):
 
     def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
         """Return ``data`` as an ndarray of this type, or raise ``TypeError``/``ValueError``."""
-        if not (type(data) is np.ndarray and data.dtype == self.numpy_dtype):
+        if not (type(data) is np.ndarray and data.dtype == self.numpy_dtype) and not (
+            _device_array(data) and data.dtype == self.numpy_dtype
+        ):
             if strict:
                 self._refuse_strict(data)
             data = self._convert(data, allow_downcast)
