@@ -26,11 +26,16 @@ from typing import Any
 import numpy as np
 
 from arignote.compile.function import function
-from arignote.graph.basic import Variable, ancestors, explicit_graph_inputs, io_toposort
-from arignote.printing import pprint
-from arignote.graph.basic import clone_get_equiv
+from arignote.graph.basic import (
+    Variable,
+    ancestors,
+    clone_get_equiv,
+    explicit_graph_inputs,
+    io_toposort,
+)
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.rewriting.utils import rewrite_graph
+from arignote.printing import pprint
 from arignote.stability.exact import Unresolved, evaluate_exact, float_outputs, to_float
 
 FLOAT_POINTS = (
@@ -311,7 +316,7 @@ def _lossy(node: Any, exact: dict, rtol: float) -> bool:
     """Whether ``node`` computed in floating point from its exact inputs is already wrong."""
     try:
         results = float_outputs(node, [exact[i] for i in node.inputs])
-    except Exception:  # noqa: BLE001 - an op refusing rounded inputs is not to blame
+    except Exception:
         return False
     for out, got in zip(node.outputs, results):
         dtype = getattr(out.type, "dtype", None)

@@ -93,6 +93,13 @@ def _logaddexp(a, b):
     return big + mpmath.log1p(mpmath.exp(-abs(a - b)))
 
 
+def _logit(a):
+    # log(a / (1 - a)): 1 - a cancels when a rounded to the working precision is ~1
+    if 0 < 1 - a < mpmath.mpf(10) ** (-(mp.dps - 20)) or a == 1:
+        raise Unresolved("logit of a value within the working precision of 1")
+    return _log(a) - _log1p(-a)
+
+
 def _xlogy(a, b):
     return mpmath.mpf(0) if a == 0 else a * _log(b)
 
@@ -152,7 +159,7 @@ UNARY: dict[type, Callable] = {
     ss.Gamma: mpmath.gamma,
     ss.GammaLn: lambda a: mpmath.log(abs(mpmath.gamma(a))),
     ss.Psi: mpmath.digamma,
-    ss.Logit: lambda a: _log(a) - _log1p(-a),
+    ss.Logit: _logit,
 }
 
 BINARY: dict[type, Callable] = {
@@ -190,6 +197,16 @@ class Unresolved(Exception):
     """Raised when a sum cancels more digits than the working precision holds."""
 
 
+def _check_node_cancellation(node: Any, args: list[np.ndarray], result: np.ndarray) -> None:
+    if isinstance(node.op.scalar_op, sm.Log1p):
+        # log1p(y) sums 1 + y first: that sum is what may cancel
+        (y,) = args
+        one = np.full(y.shape, mpmath.mpf(1), dtype=object)
+        _check_cancellation([one, y], np.asarray(one + y, dtype=object))
+        return
+    _check_cancellation(args, result)
+
+
 def _check_cancellation(inputs: list[np.ndarray], result: np.ndarray) -> None:
     """Raise :class:`Unresolved` where an addition lost (nearly) all of its digits.
 
@@ -202,9 +219,7 @@ def _check_cancellation(inputs: list[np.ndarray], result: np.ndarray) -> None:
         value = abs(result[index])
         if not mpmath.isfinite(value):
             continue
-        largest = max(
-            (abs(np.broadcast_to(i, result.shape)[index]) for i in inputs), default=0
-        )
+        largest = max((abs(np.broadcast_to(i, result.shape)[index]) for i in inputs), default=0)
         if not mpmath.isfinite(largest) or largest == 0:
             continue
         if value <= largest * limit:
@@ -303,7 +318,7 @@ def _elemwise(op: Elemwise, node: Any, inputs: list[np.ndarray]) -> list[np.ndar
 
 def _cancels(node: Any) -> bool:
     op = node.op
-    return isinstance(op, Elemwise) and isinstance(op.scalar_op, (sa.Add, sa.Sub))
+    return isinstance(op, Elemwise) and isinstance(op.scalar_op, (sa.Add, sa.Sub, sm.Log1p))
 
 
 def _axes(op: Any, ndim: int) -> tuple[int, ...]:
@@ -405,8 +420,11 @@ def _evaluate(outputs, values, dps, partial):
                 results = [to_exact(r) for r in float_outputs(node, args)]
                 inexact.add(node)
             if not partial and _cancels(node):
-                _check_cancellation(args, results[0])
+                _check_node_cancellation(node, args, results[0])
             exact.update(zip(node.outputs, results))
+    for out in outputs:
+        if out not in exact and isinstance(out, Constant):
+            exact[out] = to_exact(out.data)
     return exact, inexact
 
 
@@ -422,6 +440,4 @@ def float_outputs(node: Any, exact_inputs: list[np.ndarray]) -> list[np.ndarray]
     return [np.asarray(cell[0]) for cell in storage]
 
 
-__all__ = [
-    "Unresolved",
-    "evaluate_exact", "exact_impl", "float_outputs", "to_exact", "to_float"]
+__all__ = ["Unresolved", "evaluate_exact", "exact_impl", "float_outputs", "to_exact", "to_float"]

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import arignote.tensor as pt
-from arignote.gradient import grad
 
 
 @dataclass(frozen=True)
@@ -79,24 +78,48 @@ def sigmoid_spellings(x):
 CASES = [
     # -- the logistic family ---------------------------------------------------------------
     Case("log(sigmoid(x))", _scalar(lambda x: pt.log(pt.sigmoid(x))), family="logistic"),
-    Case("log(1 / (1 + exp(-x)))", _scalar(lambda x: pt.log(1 / (1 + pt.exp(-x)))), family="logistic"),
-    Case("log(reciprocal(1 + exp(-x)))", _scalar(lambda x: pt.log(pt.reciprocal(1 + pt.exp(-x)))), family="logistic"),
-    Case("log(exp(x) / (1 + exp(x)))", _scalar(lambda x: pt.log(pt.exp(x) / (1 + pt.exp(x)))), family="logistic"),
+    Case(
+        "log(1 / (1 + exp(-x)))", _scalar(lambda x: pt.log(1 / (1 + pt.exp(-x)))), family="logistic"
+    ),
+    Case(
+        "log(reciprocal(1 + exp(-x)))",
+        _scalar(lambda x: pt.log(pt.reciprocal(1 + pt.exp(-x)))),
+        family="logistic",
+    ),
+    Case(
+        "log(exp(x) / (1 + exp(x)))",
+        _scalar(lambda x: pt.log(pt.exp(x) / (1 + pt.exp(x)))),
+        family="logistic",
+    ),
     Case("-log(1 + exp(-x))", _scalar(lambda x: -pt.log(1 + pt.exp(-x))), family="logistic"),
     Case("log(1 - sigmoid(x))", _scalar(lambda x: pt.log(1 - pt.sigmoid(x))), family="logistic"),
     Case("log1p(-sigmoid(x))", _scalar(lambda x: pt.log1p(-pt.sigmoid(x))), family="logistic"),
-    Case("log(1 - 1 / (1 + exp(-x)))", _scalar(lambda x: pt.log(1 - 1 / (1 + pt.exp(-x)))), family="logistic"),
+    Case(
+        "log(1 - 1 / (1 + exp(-x)))",
+        _scalar(lambda x: pt.log(1 - 1 / (1 + pt.exp(-x)))),
+        family="logistic",
+    ),
     Case("1 - sigmoid(x)", _scalar(lambda x: 1 - pt.sigmoid(x)), family="logistic"),
     Case("1 / (1 + exp(-x))", _scalar(lambda x: 1 / (1 + pt.exp(-x))), family="logistic"),
-    Case("exp(x) / (1 + exp(x))", _scalar(lambda x: pt.exp(x) / (1 + pt.exp(x))), family="logistic"),
-    Case("sigmoid(x) * (1 - sigmoid(x))", _scalar(lambda x: pt.sigmoid(x) * (1 - pt.sigmoid(x))), family="logistic"),
+    Case(
+        "exp(x) / (1 + exp(x))", _scalar(lambda x: pt.exp(x) / (1 + pt.exp(x))), family="logistic"
+    ),
+    Case(
+        "sigmoid(x) * (1 - sigmoid(x))",
+        _scalar(lambda x: pt.sigmoid(x) * (1 - pt.sigmoid(x))),
+        family="logistic",
+    ),
     Case("log(1 + exp(x))", _scalar(lambda x: pt.log(1 + pt.exp(x))), family="logistic"),
     Case("log1p(exp(x))", _scalar(lambda x: pt.log1p(pt.exp(x))), family="logistic"),
     Case("softplus(x)", _scalar(lambda x: pt.softplus(x)), family="logistic"),
     Case("log(1 + exp(-x))", _scalar(lambda x: pt.log(1 + pt.exp(-x))), family="logistic"),
     Case("x - softplus(x)", _scalar(lambda x: x - pt.softplus(x)), family="logistic", rtol=1e-13),
     Case("logit(sigmoid(x))", _scalar(lambda x: pt.logit(pt.sigmoid(x))), family="logistic"),
-    Case("log(sigmoid(x) / (1 - sigmoid(x)))", _scalar(lambda x: pt.log(pt.sigmoid(x) / (1 - pt.sigmoid(x)))), family="logistic"),
+    Case(
+        "log(sigmoid(x) / (1 - sigmoid(x)))",
+        _scalar(lambda x: pt.log(pt.sigmoid(x) / (1 - pt.sigmoid(x)))),
+        family="logistic",
+    ),
     # -- exponentials and logarithms ---------------------------------------------------------
     Case("exp(x) - 1", _scalar(lambda x: pt.exp(x) - 1), family="exp"),
     Case("1 - exp(x)", _scalar(lambda x: 1 - pt.exp(x)), family="exp"),
@@ -108,8 +131,16 @@ CASES = [
     Case("log(expm1(x))", _scalar(lambda x: pt.log(pt.expm1(x))), family="exp"),
     Case("log(exp(x) - 1)", _scalar(lambda x: pt.log(pt.exp(x) - 1)), family="exp"),
     Case("log(erfc(x))", _scalar(lambda x: pt.log(pt.erfc(x))), family="exp"),
-    Case("log(exp(a) + exp(b))", _pair(lambda a, b: pt.log(pt.exp(a) + pt.exp(b))), family="logsumexp"),
-    Case("log(exp(a) - exp(b))", _pair(lambda a, b: pt.log(pt.exp(a) - pt.exp(b))), family="logsumexp"),
+    Case(
+        "log(exp(a) + exp(b))",
+        _pair(lambda a, b: pt.log(pt.exp(a) + pt.exp(b))),
+        family="logsumexp",
+    ),
+    Case(
+        "log(exp(a) - exp(b))",
+        _pair(lambda a, b: pt.log(pt.exp(a) - pt.exp(b))),
+        family="logsumexp",
+    ),
     Case("exp(a) / exp(b)", _pair(lambda a, b: pt.exp(a) / pt.exp(b)), family="exp"),
     Case("exp(a) * exp(b)", _pair(lambda a, b: pt.exp(a) * pt.exp(b)), family="exp"),
     Case("log(exp(a) * exp(b))", _pair(lambda a, b: pt.log(pt.exp(a) * pt.exp(b))), family="exp"),
@@ -124,16 +155,36 @@ CASES = [
     Case("log(softmax(v))", _vector(lambda v: pt.log(pt.softmax(v))), family="softmax"),
     Case("exp(v) / sum(exp(v))", _vector(lambda v: pt.exp(v) / pt.exp(v).sum()), family="softmax"),
     Case("-log(softmax(v))[0]", _vector(lambda v: -pt.log(pt.softmax(v))[0]), family="softmax"),
-    Case("-sum(y * log(softmax(v)))", _vector(lambda v: -(np.array([0.2, 0.3, 0.5]) * pt.log(pt.softmax(v))).sum()), family="softmax"),
+    Case(
+        "-sum(y * log(softmax(v)))",
+        _vector(lambda v: -(np.array([0.2, 0.3, 0.5]) * pt.log(pt.softmax(v))).sum()),
+        family="softmax",
+    ),
     Case("sqrt(sum(v ** 2))", _vector(lambda v: pt.sqrt((v**2).sum())), family="norm"),
     # -- hyperbolic functions -----------------------------------------------------------------
-    Case("(exp(x) - exp(-x)) / 2", _scalar(lambda x: (pt.exp(x) - pt.exp(-x)) / 2), family="hyperbolic"),
-    Case("(exp(x) + exp(-x)) / 2", _scalar(lambda x: (pt.exp(x) + pt.exp(-x)) / 2), family="hyperbolic"),
-    Case("(exp(x) - exp(-x)) / (exp(x) + exp(-x))", _scalar(lambda x: (pt.exp(x) - pt.exp(-x)) / (pt.exp(x) + pt.exp(-x))), family="hyperbolic"),
+    Case(
+        "(exp(x) - exp(-x)) / 2",
+        _scalar(lambda x: (pt.exp(x) - pt.exp(-x)) / 2),
+        family="hyperbolic",
+    ),
+    Case(
+        "(exp(x) + exp(-x)) / 2",
+        _scalar(lambda x: (pt.exp(x) + pt.exp(-x)) / 2),
+        family="hyperbolic",
+    ),
+    Case(
+        "(exp(x) - exp(-x)) / (exp(x) + exp(-x))",
+        _scalar(lambda x: (pt.exp(x) - pt.exp(-x)) / (pt.exp(x) + pt.exp(-x))),
+        family="hyperbolic",
+    ),
     Case("log(cosh(x))", _scalar(lambda x: pt.log(pt.cosh(x))), family="hyperbolic"),
     Case("log(sinh(x))", _scalar(lambda x: pt.log(pt.sinh(x))), family="hyperbolic"),
     Case("tanh(x)", _scalar(lambda x: pt.tanh(x)), family="hyperbolic"),
-    Case("log(x + sqrt(x ** 2 + 1))", _scalar(lambda x: pt.log(x + pt.sqrt(x**2 + 1))), family="hyperbolic"),
+    Case(
+        "log(x + sqrt(x ** 2 + 1))",
+        _scalar(lambda x: pt.log(x + pt.sqrt(x**2 + 1))),
+        family="hyperbolic",
+    ),
     # -- square roots, hypotenuses ------------------------------------------------------------
     Case("sqrt(x ** 2)", _scalar(lambda x: pt.sqrt(x**2)), family="sqrt"),
     Case("sqrt(x * x)", _scalar(lambda x: pt.sqrt(x * x)), family="sqrt"),
@@ -141,7 +192,15 @@ CASES = [
     Case("sqrt(a * a + b * b)", _pair(lambda a, b: pt.sqrt(a * a + b * b)), family="sqrt"),
     Case("sqrt(1 + x ** 2)", _scalar(lambda x: pt.sqrt(1 + x**2)), family="sqrt"),
     # -- products of many small factors -------------------------------------------------------
-    Case("log(prod(v))", _vector(lambda v: pt.log(pt.prod(v)), rows=[[1e-200, 1e-200, 1e-200], [1e200, 1e200, 1e-300], [0.5, 2.0, 4.0]]), family="log", gradient=False),
+    Case(
+        "log(prod(v))",
+        _vector(
+            lambda v: pt.log(pt.prod(v)),
+            rows=[[1e-200, 1e-200, 1e-200], [1e200, 1e200, 1e-300], [0.5, 2.0, 4.0]],
+        ),
+        family="log",
+        gradient=False,
+    ),
     # -- algebra of the documentation ---------------------------------------------------------
     Case("(a * b) / b", _pair(lambda a, b: (a * b) / b), family="algebra"),
 ]
