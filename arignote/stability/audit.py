@@ -120,6 +120,7 @@ def audit(
     inputs: Sequence[Variable] | None = None,
     points: dict[Variable, Sequence[Any]] | None = None,
     rtol: float = 1e-13,
+    atol: float = 0.0,
     mode: Any = None,
     dps: int = 360,
     max_points: int = 400,
@@ -139,6 +140,9 @@ def audit(
         they are), replacing the built-in extreme points.
     rtol : float
         The relative error allowed (at least 8 machine epsilons of the output's dtype).
+    atol : float
+        An absolute error also allowed, for functions whose conditioning forbids a relative
+        bound near their zeros (default 0: relative error only).
     mode : Mode or str, optional
         The compilation mode (default: the configured default mode).
     dps : int
@@ -164,6 +168,8 @@ def audit(
         values = dict(zip(ins, combo))
         with np.errstate(all="ignore"):
             computed = fn(*combo)
+        if not isinstance(computed, (list, tuple)):
+            computed = [computed]  # a function compiled for one output returns it alone
         try:
             exact, missing = _reference(outs, backup, values, dps)
         except Unresolved:
@@ -171,7 +177,7 @@ def audit(
             continue
         inexact |= missing
         for index, (out, got) in enumerate(zip(outs, computed)):
-            error, element = _error(np.asarray(got), exact[out], out.type.dtype)
+            error, element = _error(np.asarray(got), exact[out], out.type.dtype, atol)
             if error <= _tolerance(rtol, out.type.dtype):
                 continue
             _record(found, index, out, values, got, exact, element, error, rtol, mode, blame)
@@ -250,7 +256,9 @@ def _tolerance(rtol: float, dtype: str) -> float:
     return max(rtol, 8 * float(np.finfo(dtype).eps)) if kind == "f" else rtol
 
 
-def _error(computed: np.ndarray, exact: np.ndarray, dtype: str) -> tuple[float, tuple]:
+def _error(
+    computed: np.ndarray, exact: np.ndarray, dtype: str, atol: float = 0.0
+) -> tuple[float, tuple]:
     """The largest relative error over the elements, and where it is (0 for non-floats)."""
     if np.dtype(dtype).kind != "f":
         ideal = to_float(exact, dtype)
@@ -261,21 +269,21 @@ def _error(computed: np.ndarray, exact: np.ndarray, dtype: str) -> tuple[float, 
     computed = np.broadcast_to(np.asarray(computed, dtype=np.float64), ideal.shape)
     tiny = float(np.finfo(dtype).tiny)
     for index in np.ndindex(ideal.shape):
-        err = _element_error(computed[index], ideal[index], exact[index], tiny)
+        err = _element_error(computed[index], ideal[index], exact[index], max(tiny * 1e-3, atol))
         if err > worst:
             worst, where = err, index
     return worst, where
 
 
-def _element_error(got: float, ideal: float, exact: Any, tiny: float) -> float:
+def _element_error(got: float, ideal: float, exact: Any, floor: float) -> float:
     if np.isnan(ideal) or got == ideal:
         return 0.0  # undefined there, or exactly right (including a true overflow)
     if not np.isfinite(got) or not np.isfinite(ideal):
         return np.inf
     difference = abs(float(abs(got - exact)))
-    if difference <= tiny * 1e-3:
-        return 0.0  # within the subnormal range, where floats have no relative precision
-    return difference / max(abs(ideal), tiny)
+    if difference <= floor:
+        return 0.0  # within the subnormal range (no relative precision there), or atol
+    return difference / abs(ideal) if ideal else np.inf
 
 
 def _point_text(values: dict) -> dict[str, Any]:
@@ -343,8 +351,9 @@ def _blame(out: Variable, values: dict, exact: dict, rtol: float, mode: Any):
 
 
 def _stable_form(var: Variable, values: dict, exact: dict, rtol: float, mode: Any) -> str | None:
+    """What the library's rules (the default mode) make of ``var``, if that is accurate."""
     ins = explicit_graph_inputs([var])
-    compiled = function(ins, var, mode=mode, on_unused_input="ignore")
+    compiled = function(ins, var, on_unused_input="ignore")
     with np.errstate(all="ignore"):
         got = compiled(*[values[i] for i in ins])
     error, _ = _error(np.asarray(got), exact[var], var.type.dtype)

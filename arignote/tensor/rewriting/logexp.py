@@ -13,6 +13,7 @@ from arignote.graph.basic import Variable
 from arignote.graph.rewriting.basic import copy_stack_trace, node_rewriter
 from arignote.graph.rewriting.db import register_rewrite
 from arignote.graph.rewriting.pattern import pattern_vars, register_patterns
+from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.math import (
     abs,
     add,
@@ -25,6 +26,7 @@ from arignote.tensor.math import (
     expm1,
     gt,
     hypot,
+    isinf,
     log,
     log1mexp,
     log1p,
@@ -46,6 +48,7 @@ from arignote.tensor.math import (
     true_div,
 )
 from arignote.tensor.reduction import Prod, Sum
+from arignote.tensor.reduction import max as reduce_max
 from arignote.tensor.rewriting.basic import broadcast_like, scalar_constant
 from arignote.tensor.rewriting.muldiv import Factors
 from arignote.tensor.special import logit
@@ -72,6 +75,8 @@ STABILIZE_EXP_FORMS = [
     ((sub, x, (softplus, x)), (neg, (softplus, (neg, x))), REAL),  # x - log(1 + e^x)
     ((sub, (softplus, x), x), (softplus, (neg, x)), REAL),  # log(1 + e^x) - x
     ((logit, (sigmoid, x)), x, REAL),  # logit(sigmoid(x)) = x
+    ((sub, (sigmoid, x), (sigmoid, (neg, x))), (tanh, (mul, 0.5, x)), REAL),  # = tanh(x/2)
+    ((sub, (sigmoid, (neg, x)), (sigmoid, x)), (neg, (tanh, (mul, 0.5, x))), REAL),
     ((sub, (exp, x), (exp, (neg, x))), (mul, 2, (sinh, x)), REAL),  # e^x - e^-x = 2 sinh(x)
     ((add, (exp, x), (exp, (neg, x))), (mul, 2, (cosh, x)), REAL),  # e^x + e^-x = 2 cosh(x)
     ((sub, 1, (sqr, (tanh, x))), (true_div, 1, (sqr, (cosh, x))), REAL),  # 1 - tanh^2 = sech^2
@@ -277,3 +282,36 @@ def local_sqrt_sum_of_squares(fgraph, node):
     if any(isinstance(r, Variable) and r.type.dtype != node.outputs[0].type.dtype for r in roots):
         return None
     return _finish(node, hypot(*roots))
+
+
+@register_rewrite("stabilize", "hypot")
+@node_rewriter([sqrt])
+def local_sqrt_sum_of_squares_reduced(fgraph, node):
+    """sqrt(sum(v^2, axes)) -> m sqrt(sum((v / m)^2, axes)) with m = max|v| over the axes: the
+    2-norm without overflow (|v| > 1e154) or underflow (|v| < 1e-154) of the squares.
+
+    m = 0 (a zero vector) scales by 1 instead, m = inf is its own norm; the scaled square root
+    is written as a power 1/2, which this rule does not match again.
+    """
+    inner = node.inputs[0].owner
+    out = node.outputs[0]
+    restore = None
+    if inner is not None and isinstance(inner.op, DimShuffle) and _only_adds_dims(inner.op):
+        restore, inner = inner.op, inner.inputs[0].owner  # sqrt commutes with broadcasting
+    if inner is None or not isinstance(inner.op, Sum) or not _is_real_float(out):
+        return None
+    v = _square_root_of(inner.inputs[0])
+    if not isinstance(v, Variable) or v.type.dtype != out.type.dtype:
+        return None
+    axes = inner.op.axis
+    largest = reduce_max(abs(v), axis=axes)
+    kept = reduce_max(abs(v), axis=axes, keepdims=True)
+    scaled = Sum(axes)(sqr(true_div(v, switch(gt(kept, 0), kept, 1))))
+    norm = mul(switch(gt(largest, 0), largest, 1), pow(scaled, 0.5))
+    norm = switch(isinf(largest), largest, norm)
+    return _finish(node, norm if restore is None else restore(norm))
+
+
+def _only_adds_dims(op: DimShuffle) -> bool:
+    kept = [d for d in op.new_order if d != "x"]
+    return kept == list(range(len(kept)))

@@ -19,12 +19,12 @@ from arignote.graph.basic import Constant, Variable
 from arignote.graph.rewriting.basic import copy_stack_trace, node_rewriter
 from arignote.graph.rewriting.db import register_rewrite
 from arignote.tensor.basic import constant
-from arignote.tensor.math import mul, neg, pow, reciprocal, sqr, true_div
+from arignote.tensor.math import add, mul, neg, pow, reciprocal, second, sqr, sub, true_div
 from arignote.tensor.rewriting.basic import broadcast_like, scalar_constant, single_client
 
 __all__: list[str] = []
 
-_QUOTIENT_OPS = (mul, true_div, reciprocal, neg)
+_QUOTIENT_OPS = (mul, true_div, reciprocal, neg, second)
 
 
 def _is_link(var: Variable, dtype: str) -> bool:
@@ -43,6 +43,7 @@ class Factors:
         self.den: list[Variable] = []
         self.divisions = 0  # division and reciprocal nodes met
         self.negations = 0  # negations met (a sign in front of the result)
+        self.shapes: list[Variable] = []  # what second(a, b) links broadcast b against
 
     def collect(self, fgraph, var: Variable, above: bool, root: bool = False) -> None:
         dtype = var.type.dtype
@@ -60,6 +61,10 @@ class Factors:
         elif node.op == reciprocal:
             self.divisions += 1
             self.collect(fgraph, node.inputs[0], not above)
+        elif node.op == second:
+            # second(a, b) is b broadcast to a's shape (gradients of sums make them)
+            self.shapes.append(node.inputs[0])
+            self.collect(fgraph, node.inputs[1], above)
         else:
             self.negations += 1
             self.collect(fgraph, node.inputs[0], above)
@@ -177,7 +182,7 @@ def local_mul_div_canonical(fgraph, node):
     factors = _root_factors(fgraph, node)
     if factors is None or factors.divisions <= int(node.op in (true_div, reciprocal)):
         return None
-    references = factors.num + factors.den
+    references = factors.num + factors.den + factors.shapes
     _, coefficient = _fold_constants(factors, node.outputs[0].type.dtype)
     out = node.outputs[0]
     negate = factors.negations % 2 == 1
@@ -198,25 +203,32 @@ def _as_product(var: Variable) -> list[Variable]:
     return [var]
 
 
-def _opened(factors: list[Variable], num: list[Variable], den: list[Variable]) -> None:
+def _opened(factors: list[Variable], num: list[Variable], den: list[Variable]) -> int:
     """Split factors that are quotients used elsewhere too (``1 / s`` in ``(1 / s) * s``):
-    cancelling through them removes this use, and computes nothing twice."""
+    cancelling through them removes this use, and computes nothing twice. Returns the number
+    of negations opened."""
+    negations = 0
     for var in factors:
         owner = var.owner
-        if owner is not None and owner.op == true_div and _is_link(var, var.type.dtype):
-            num.extend(_as_product(owner.inputs[0]))
-            den.extend(_as_product(owner.inputs[1]))
-        elif owner is not None and owner.op == reciprocal and _is_link(var, var.type.dtype):
-            den.extend(_as_product(owner.inputs[0]))
+        link = owner is not None and _is_link(var, var.type.dtype)
+        if link and owner.op == mul:
+            negations += _opened(owner.inputs, num, den)
+        elif link and owner.op == neg:
+            negations += 1 + _opened(owner.inputs, num, den)
+        elif link and owner.op == true_div:
+            negations += _opened([owner.inputs[0]], num, den)
+            negations += _opened([owner.inputs[1]], den, num)
+        elif link and owner.op == reciprocal:
+            negations += _opened([owner.inputs[0]], den, num)
         else:
             num.extend(_as_product(var))
+    return negations
 
 
 def _cancel(factors: Factors) -> bool:
     num: list[Variable] = []
     den: list[Variable] = []
-    _opened(factors.num, num, den)
-    _opened(factors.den, den, num)
+    negations = _opened(factors.num, num, den) + _opened(factors.den, den, num)
     cancelled = False
     for var in list(den):
         if var in num:
@@ -225,6 +237,7 @@ def _cancel(factors: Factors) -> bool:
             cancelled = True
     if cancelled:
         factors.num, factors.den = num, den
+        factors.negations += negations
     return cancelled
 
 
@@ -233,11 +246,111 @@ def _cancel(factors: Factors) -> bool:
 def local_mul_div_cancel(fgraph, node):
     """(x * y) / y -> x: a factor above and below cancels (nan where y is 0, inf or nan)."""
     factors = _root_factors(fgraph, node)
-    if factors is None or not _cancel(factors):
+    if factors is None:
         return None
-    references = factors.num + factors.den
+    references = factors.num + factors.den + factors.shapes
+    if not _cancel(factors):
+        return None
     _, coefficient = _fold_constants(factors, node.outputs[0].type.dtype)
     new = build_quotient(
         factors.num, factors.den, coefficient, node.outputs[0], factors.negations % 2 == 1
     )
     return _finish(node, new, references)
+
+
+def _term_cancels(term: Variable, others: list[Variable]) -> bool:
+    """Whether ``term`` divides by one of ``others`` (so that multiplying them cancels)."""
+    num: list[Variable] = []
+    den: list[Variable] = []
+    _opened([term], num, den)
+    return any(d in others for d in den)
+
+
+@register_rewrite("canonicalize", "stabilize", "algebra", "cancel")
+@node_rewriter([mul, true_div])
+def local_distribute_to_cancel(fgraph, node):
+    """y * (g / y - z) -> g - y * z: distribute a product over a sum when a term then cancels.
+
+    The gradient of log(softmax(x)) is written so (y the softmax): dividing by a softmax that
+    underflowed to 0 gave nan. Exact wherever y is finite and nonzero (tag "cancel").
+    """
+    factors = _root_factors(fgraph, node)
+    if factors is None:
+        return None
+    out = node.outputs[0]
+    for k, factor in enumerate(factors.num):
+        owner = factor.owner
+        if owner is None or owner.op not in (add, sub) or factor.type.dtype != out.type.dtype:
+            continue
+        others = factors.num[:k] + factors.num[k + 1 :]
+        if not any(_term_cancels(t, others) for t in owner.inputs):
+            continue
+        terms = [build_quotient([*others, t], factors.den, None, t) for t in owner.inputs]
+        new = owner.op(*terms)
+        new = neg(new) if factors.negations % 2 else new
+        return _finish(node, new, factors.num + factors.den + factors.shapes)
+    return None
+
+
+def _term_factors(fgraph, term: Variable) -> Factors | None:
+    if not _is_link(term, term.type.dtype):
+        factors = Factors()
+        factors.num.append(term)
+        return factors
+    factors = Factors()
+    factors.collect(fgraph, term, True, root=True)
+    return factors
+
+
+def _same_factor(a: Variable, b: Variable) -> bool:
+    return a is b or (isinstance(a, Constant) and isinstance(b, Constant) and a.equals(b))
+
+
+def _take_common(first: list[Variable], second: list[Variable]) -> list[Variable]:
+    """Remove the factors ``first`` and ``second`` share from both; return them."""
+    common = []
+    for var in list(first):
+        match = next((w for w in second if _same_factor(var, w)), None)
+        if match is not None:
+            first.remove(var)
+            second.remove(match)
+            common.append(var)
+    return common
+
+
+@register_rewrite("stabilize", "algebra")
+@node_rewriter([add, sub])
+def local_factor_common(fgraph, node):
+    """a * b - a * c -> a * (b - c): the difference of the rest may then be stabilized.
+
+    sigmoid(x) - sigmoid(x)^2 (the derivative of sigmoid written by hand) becomes
+    sigmoid(x) * (1 - sigmoid(x)), then sigmoid(x) * sigmoid(-x); c * e^x - c * e^-x becomes
+    c * (e^x - e^-x), then 2 c sinh(x).
+    """
+    out = node.outputs[0]
+    if len(node.inputs) != 2 or not _is_float_node(node):
+        return None
+    left, right = (_term_factors(fgraph, t) for t in node.inputs)
+    common = _take_common(left.num, right.num)
+    constant_only = all(isinstance(c, Constant) for c in common)
+    if not common or (constant_only and not (left.num and right.num)):
+        return None  # 1 is a factor of everything: c * a - c * b only, not 1 + 1
+
+    rests = [build_quotient(f.num, f.den, None, out, f.negations % 2 == 1) for f in (left, right)]
+    new = mul(*common, _combine(node.op, *rests))
+    shapes = left.shapes + right.shapes
+    return _finish(node, new, [*node.inputs, *common, *shapes])
+
+
+def _combine(op, left: Variable, right: Variable) -> Variable:
+    """``op(left, right)``, with a negated term as a subtraction (a - b, not a + -b)."""
+    if op == add:
+        for first, second_term in ((left, right), (right, left)):
+            if second_term.owner is not None and second_term.owner.op == neg:
+                return sub(first, second_term.owner.inputs[0])
+    return op(left, right)
+
+
+def _is_float_node(node) -> bool:
+    dtype = node.outputs[0].type.dtype
+    return dtype.startswith("float") and all(i.type.dtype == dtype for i in node.inputs)

@@ -13,6 +13,7 @@ a factor that neither overflows nor cancels::
     exp(x) * exp(y)              -> exp(x + y)
     sigmoid(x) / sigmoid(-x)     -> exp(x)
     sigmoid(x) * exp(-x)         -> sigmoid(-x)
+    exp(x) / sum(exp(x), axes)   -> softmax(x, axes)    (the gradient of log-sum-exp by hand)
     sinh(x) / cosh(x)            -> tanh(x)
     exp(-x^2) / erfc(x)          -> 1 / erfcx(x)        (the gradient of log(erfc(x)))
     exp(x) / expm1(x)            -> 1 / -expm1(-x)      (the gradient of log(expm1(x)))
@@ -30,6 +31,7 @@ from arignote.graph.basic import Variable
 from arignote.graph.rewriting.basic import copy_stack_trace, node_rewriter
 from arignote.graph.rewriting.db import register_rewrite
 from arignote.graph.rewriting.pattern import _match, build, pattern_vars
+from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.math import (
     add,
     cosh,
@@ -39,6 +41,7 @@ from arignote.tensor.math import (
     expm1,
     mul,
     neg,
+    reciprocal,
     sigmoid,
     sinh,
     sqr,
@@ -46,8 +49,11 @@ from arignote.tensor.math import (
     tanh,
     true_div,
 )
+from arignote.tensor.reduction import Sum
 from arignote.tensor.rewriting.basic import broadcast_like
 from arignote.tensor.rewriting.muldiv import Factors, _as_product, build_quotient
+from arignote.tensor.rewriting.special import _restores_axes
+from arignote.tensor.special import Softmax
 
 __all__: list[str] = []
 
@@ -74,6 +80,7 @@ RATIO_RULES = [
 PRODUCT_RULES = [
     ((exp, x), (exp, y), (exp, (add, x, y))),
     ((sigmoid, x), (exp, (neg, x)), (sigmoid, (neg, x))),
+    ((sigmoid, (neg, x)), (exp, x), (sigmoid, x)),
 ]
 
 
@@ -136,7 +143,44 @@ def _replace(factors, i, j, new_above, new_below, bindings, den):
     return num, den
 
 
+def _summed_exp(var: Variable):
+    """(x, axes) where ``var`` is sum(exp(x), axes) broadcast back over the summed axes."""
+    owner = var.owner
+    restore = None
+    if owner is not None and isinstance(owner.op, DimShuffle):
+        restore, var = owner, owner.inputs[0]
+        owner = var.owner
+    if owner is None or not isinstance(owner.op, Sum):
+        return None
+    exps = owner.inputs[0].owner
+    if exps is None or exps.op != exp:
+        return None
+    (x,) = exps.inputs
+    axes = tuple(range(x.type.ndim)) if owner.op.axis is None else tuple(owner.op.axis)
+    if len(axes) != x.type.ndim and not _restores_axes(restore, axes, x.type.ndim):
+        return None
+    return x, axes
+
+
+def _try_softmax(factors: Factors):
+    """exp(x) / sum(exp(x), axes) -> softmax(x, axes), the sum broadcast back."""
+    for j, d in enumerate(factors.den):
+        found = _summed_exp(d)
+        if found is None:
+            continue
+        x_, axes = found
+        for i, n in enumerate(factors.num):
+            if n.owner is not None and n.owner.op == exp and n.owner.inputs[0] is x_:
+                num = [f for k, f in enumerate(factors.num) if k != i] + [Softmax(axes)(x_)]
+                den = [f for k, f in enumerate(factors.den) if k != j]
+                return num, den
+    return None
+
+
 def _rewritten(factors: Factors):
+    found = _try_softmax(factors)
+    if found is not None:
+        return found
     for rule in RATIO_RULES:
         found = _try_ratio(rule, factors)
         if found is not None:
@@ -149,7 +193,7 @@ def _rewritten(factors: Factors):
 
 
 @register_rewrite("stabilize", "ratios")
-@node_rewriter([mul, true_div])
+@node_rewriter([mul, true_div, reciprocal])
 def local_stable_ratio(fgraph, node):
     """Ratios and products of factors that overflow or cancel -> one stable factor."""
     if not _float_chain(node):
@@ -163,7 +207,7 @@ def local_stable_ratio(fgraph, node):
     new = build_quotient(num, den, None, out, factors.negations % 2 == 1)
     if new.type.dtype != out.type.dtype:
         return None
-    new = broadcast_like(new, out, [*node.inputs, *factors.num, *factors.den])
+    new = broadcast_like(new, out, [*node.inputs, *factors.num, *factors.den, *factors.shapes])
     if new is None:
         return None
     copy_stack_trace(out, new)
