@@ -229,7 +229,25 @@ def _scalar_points(var: Variable, several: bool) -> tuple:
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         return tuple(v for v in INT_POINTS if info.min <= v <= info.max)
-    return FLOAT_POINTS_FEW if several else FLOAT_POINTS
+    points = FLOAT_POINTS_FEW if several else FLOAT_POINTS
+    return points if dtype == np.float64 else _rescaled(points, np.finfo(dtype))
+
+
+def _rescaled(points: tuple, info: np.finfo) -> tuple:
+    """The float64 points for a narrower dtype: its own extremes for +-1e300 and +-1e-300,
+    and no point its precision rounds to another one (1 + 2**-52 in float32 is 1)."""
+    big = 10.0 ** np.floor(np.log10(float(info.max)) - 8)
+    small = 10.0 ** np.ceil(np.log10(float(info.tiny)) + 8)
+    scaled = []
+    for p in points:
+        if abs(p) == 1e300:
+            p = np.copysign(big, p)
+        elif abs(p) == 1e-300 or (abs(p) == 1e-20 and small > 1e-20):
+            p = np.copysign(small, p)
+        value = float(np.asarray(p, dtype=info.dtype))
+        if value not in scaled:
+            scaled.append(value)
+    return tuple(scaled)
 
 
 def _filled(var: Variable, value: Any) -> np.ndarray:

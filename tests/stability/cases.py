@@ -36,6 +36,22 @@ def _scalar(fn):
     return build
 
 
+def _scalar32(fn):
+    def build():
+        x = pt.fscalar("x")
+        return fn(x), {}
+
+    return build
+
+
+def _pair32(fn):
+    def build():
+        a, b = pt.fscalars("a", "b")
+        return fn(a, b), {}
+
+    return build
+
+
 def _pair(fn, points=None):
     def build():
         a, b = pt.dscalars("a", "b")
@@ -52,6 +68,9 @@ def _vector(fn, rows=None):
 
     return build
 
+
+# single precision: 8 machine epsilons, the audit's floor for float32 outputs
+F32 = {"rtol": 8 * float(np.finfo(np.float32).eps), "why": "float32", "family": "float32"}
 
 SPREAD = [
     [0.0, 1.0, 2.0],
@@ -209,6 +228,25 @@ CASES = [
         family="log",
         gradient=False,
     ),
+    # -- float32: the same rules, in single precision ------------------------------------------
+    Case("float32 log(sigmoid(x))", _scalar32(lambda x: pt.log(pt.sigmoid(x))), **F32),
+    Case(
+        "float32 log(1 / (1 + exp(-x)))",
+        _scalar32(lambda x: pt.log(1 / (1 + pt.exp(-x)))),
+        **F32,
+    ),
+    Case(
+        "float32 log(1 - sigmoid(x))",
+        _scalar32(lambda x: pt.log(1 - pt.sigmoid(x))),
+        **F32,
+    ),
+    Case(
+        "float32 log(exp(a) + exp(b))",
+        _pair32(lambda a, b: pt.log(pt.exp(a) + pt.exp(b))),
+        **F32,
+    ),
+    Case("float32 exp(x) - 1", _scalar32(lambda x: pt.exp(x) - 1), **F32),
+    Case("float32 log(cosh(x))", _scalar32(lambda x: pt.log(pt.cosh(x))), **F32),
     # -- algebra of the documentation ---------------------------------------------------------
     Case("(a * b) / b", _pair(lambda a, b: (a * b) / b), family="algebra"),
 ]

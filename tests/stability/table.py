@@ -28,8 +28,6 @@ PYTENSOR = ROOT / "docs" / "stability_pytensor.json"  # tests/stability/pytensor
 REMAINING = {
     "d/dx (exp(x) - exp(-x)) / (exp(x) + exp(-x))": "the hand-written tanh is rewritten, its "
     "gradient (a sum of four quotients of exponentials) is not recombined into 1 - tanh^2",
-    "d/dx log(x + sqrt(x ** 2 + 1))": "the hand-written arcsinh is rewritten, its gradient "
-    "(x + sqrt(x^2 + 1) cancels for x < -1e8) is not recognised as 1 / hypot(1, x)",
 }
 
 

@@ -19,6 +19,7 @@ from arignote.tensor.math import (
     add,
     arcsinh,
     cosh,
+    eq,
     erf,
     erfc,
     erfcx,
@@ -84,6 +85,13 @@ STABILIZE_EXP_FORMS = [
     ((log, (sqr, x)), (mul, 2, (log, (abs, x))), REAL),  # log(x^2) = 2 log|x|
     ((sqrt, (pow, x, 2)), (abs, x), REAL),  # sqrt(x ** 2) = |x|
     ((log, (add, x, (hypot, 1, x))), (arcsinh, x), REAL),  # log(x + sqrt(x^2 + 1))
+    # 1 + x / sqrt(1 + x^2) = (x + sqrt(1 + x^2)) / sqrt(1 + x^2) (in the derivative of the
+    # above, which then divides by x + sqrt(1 + x^2): the quotient cancels to 1 / hypot(1, x))
+    (
+        (add, 1, (true_div, x, (hypot, 1, x))),
+        (true_div, (add, x, (hypot, 1, x)), (hypot, 1, x)),
+        REAL,
+    ),
 ]
 # same_dtype: the identities hold in one floating-point dtype (integers are cast first)
 register_patterns("stabilize", STABILIZE_EXP_FORMS, same_dtype=True)
@@ -164,8 +172,9 @@ def _log_factor(var: Variable) -> tuple[Variable, bool]:
     return log(abs(var)), False
 
 
-def _signs(factors: list[Variable]) -> Variable | None:
-    signs = [sign(f) for f in factors]
+def _signs(factors: list[Variable], below: set) -> Variable | None:
+    # a / 0 is +-inf, whose logarithm is inf or nan: a zero divisor counts as positive
+    signs = [switch(eq(f, 0), 1, sign(f)) if f in below else sign(f) for f in factors]
     if not signs:
         return None
     return signs[0] if len(signs) == 1 else mul(*signs)
@@ -202,7 +211,7 @@ def _sum_of_logs(factors: Factors) -> Variable:
             terms.append(neg(logged) if subtract else logged)
             if not positive:
                 unsigned.append(f)
-    signs = _signs(unsigned)
+    signs = _signs(unsigned, set(factors.den))
     if factors.negations % 2:
         # a negated product of positive factors is negative: its logarithm is nan
         signs = neg(signs) if signs is not None else neg(sign(factors.num[0]))

@@ -292,13 +292,18 @@ def local_distribute_to_cancel(fgraph, node):
     return None
 
 
-def _term_factors(fgraph, term: Variable) -> Factors | None:
+def _term_factors(fgraph, term: Variable) -> Factors:
+    """The factors of a term of a sum, through quotients used elsewhere too (the terms of a
+    derivative share their quotients)."""
+    factors = Factors()
     if not _is_link(term, term.type.dtype):
-        factors = Factors()
         factors.num.append(term)
         return factors
-    factors = Factors()
     factors.collect(fgraph, term, True, root=True)
+    num: list[Variable] = []
+    den: list[Variable] = []
+    factors.negations += _opened(factors.num, num, den) + _opened(factors.den, den, num)
+    factors.num, factors.den = num, den
     return factors
 
 
@@ -321,7 +326,8 @@ def _take_common(first: list[Variable], second: list[Variable]) -> list[Variable
 @register_rewrite("stabilize", "algebra")
 @node_rewriter([add, sub])
 def local_factor_common(fgraph, node):
-    """a * b - a * c -> a * (b - c): the difference of the rest may then be stabilized.
+    """a * b - a * c -> a * (b - c), a / d + b / d -> (a + b) / d: the sum or difference of
+    the rest may then be stabilized.
 
     sigmoid(x) - sigmoid(x)^2 (the derivative of sigmoid written by hand) becomes
     sigmoid(x) * (1 - sigmoid(x)), then sigmoid(x) * sigmoid(-x); c * e^x - c * e^-x becomes
@@ -333,13 +339,17 @@ def local_factor_common(fgraph, node):
     left, right = (_term_factors(fgraph, t) for t in node.inputs)
     common = _take_common(left.num, right.num)
     constant_only = all(isinstance(c, Constant) for c in common)
-    if not common or (constant_only and not (left.num and right.num)):
-        return None  # 1 is a factor of everything: c * a - c * b only, not 1 + 1
+    if common and constant_only and not (left.num and right.num):
+        # 1 is a factor of everything: c * a - c * b only, not 1 + 1
+        left.num, right.num, common = left.num + common, right.num + common, []
+    below = _take_common(left.den, right.den)  # a / d + b / (d e) -> (a + b / e) / d
+    if not common and not below:
+        return None
 
     rests = [build_quotient(f.num, f.den, None, out, f.negations % 2 == 1) for f in (left, right)]
-    new = mul(*common, _combine(node.op, *rests))
+    new = build_quotient([*common, _combine(node.op, *rests)], below, None, out)
     shapes = left.shapes + right.shapes
-    return _finish(node, new, [*node.inputs, *common, *shapes])
+    return _finish(node, new, [*node.inputs, *common, *below, *shapes])
 
 
 def _combine(op, left: Variable, right: Variable) -> Variable:

@@ -705,6 +705,13 @@ OTHER_ROWS += [
         STABLE,
     ),
     Row(
+        "1 + x / hypot(1, x) -> (x + hypot(1, x)) / hypot(1, x) (the derivative of arcsinh)",
+        "stabilize:add(1, true_div(x, hypot(1, x)))",
+        lambda: 1 + x / pt.hypot(1.0, x),
+        lambda: 1 + y / pt.hypot(1.0, x),
+        STAB,
+    ),
+    Row(
         "log(cosh(x))",
         "local_log_cosh",
         lambda: pt.log(pt.cosh(x)),
