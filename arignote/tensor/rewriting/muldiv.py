@@ -24,7 +24,7 @@ from arignote.tensor.rewriting.basic import broadcast_like, scalar_constant, sin
 
 __all__: list[str] = []
 
-_QUOTIENT_OPS = (mul, true_div, reciprocal, neg, second)
+_QUOTIENT_OPS = frozenset((mul, true_div, reciprocal, neg, second))  # hashed: rewriters ask often
 
 
 def _is_link(var: Variable, dtype: str) -> bool:
@@ -32,7 +32,9 @@ def _is_link(var: Variable, dtype: str) -> bool:
     node = var.owner
     if node is None or node.op not in _QUOTIENT_OPS or not dtype.startswith("float"):
         return False
-    return all(v.type.dtype == dtype for v in (*node.inputs, *node.outputs))
+    if var.type.dtype != dtype:
+        return False
+    return all(v.type.dtype == dtype for v in node.inputs)
 
 
 class Factors:
@@ -140,6 +142,14 @@ def _finish(node, new: Variable, references: list[Variable]) -> list[Variable] |
     return [new]
 
 
+def _flat_product(node) -> bool:
+    """A product none of whose inputs is computed by a product or quotient (x * 2.0): the
+    cheap test that lets most multiplications of a large graph through at once."""
+    if node.op != mul:
+        return False
+    return not any(i.owner is not None and i.owner.op in _QUOTIENT_OPS for i in node.inputs)
+
+
 def _root_factors(fgraph, node) -> Factors | None:
     out = node.outputs[0]
     if not _is_link(out, out.type.dtype):
@@ -179,6 +189,8 @@ def local_mul_div_canonical(fgraph, node):
     Chains without a nested division are left to the simpler rules (flattening and sorting
     products, ``x * 1``, ``--x``, ``-x * -y``).
     """
+    if _flat_product(node):
+        return None
     factors = _root_factors(fgraph, node)
     if factors is None or factors.divisions <= int(node.op in (true_div, reciprocal)):
         return None
@@ -245,6 +257,8 @@ def _cancel(factors: Factors) -> bool:
 @node_rewriter([mul, true_div, reciprocal, neg])
 def local_mul_div_cancel(fgraph, node):
     """(x * y) / y -> x: a factor above and below cancels (nan where y is 0, inf or nan)."""
+    if _flat_product(node):
+        return None  # no quotient, hence nothing below to cancel
     factors = _root_factors(fgraph, node)
     if factors is None:
         return None
@@ -274,6 +288,10 @@ def local_distribute_to_cancel(fgraph, node):
     The gradient of log(softmax(x)) is written so (y the softmax): dividing by a softmax that
     underflowed to 0 gave nan. Exact wherever y is finite and nonzero (tag "cancel").
     """
+    if _flat_product(node) and not any(
+        i.owner is not None and i.owner.op in (add, sub) for i in node.inputs
+    ):
+        return None
     factors = _root_factors(fgraph, node)
     if factors is None:
         return None

@@ -177,7 +177,20 @@ def _try_softmax(factors: Factors):
     return None
 
 
+# the ops at the root of some factor of a rule (a quotient without one is left at once)
+_RULE_OPS = frozenset((exp, add, sub, sigmoid, sinh, cosh, erfc, expm1, neg))
+
+
+def _may_match(factors: Factors) -> bool:
+    owners = [f.owner for f in (*factors.num, *factors.den)]
+    return any(
+        o is not None and (o.op in _RULE_OPS or isinstance(o.op, DimShuffle | Sum)) for o in owners
+    )
+
+
 def _rewritten(factors: Factors):
+    if not _may_match(factors):
+        return None
     found = _try_softmax(factors)
     if found is not None:
         return found
@@ -196,7 +209,7 @@ def _rewritten(factors: Factors):
 @node_rewriter([mul, true_div, reciprocal])
 def local_stable_ratio(fgraph, node):
     """Ratios and products of factors that overflow or cancel -> one stable factor."""
-    if not _float_chain(node):
+    if not _float_chain(node) or not any(i.owner is not None for i in node.inputs):
         return None
     factors = _factors(fgraph, node)
     found = _rewritten(factors)
