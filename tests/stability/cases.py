@@ -36,6 +36,14 @@ def _scalar(fn):
     return build
 
 
+def _unit(fn):
+    def build():
+        p = pt.dscalar("p")
+        return fn(p), {p: IN_UNIT}
+
+    return build
+
+
 def _scalar32(fn):
     def build():
         x = pt.fscalar("x")
@@ -228,6 +236,12 @@ CASES = [
         family="log",
         gradient=False,
     ),
+    # -- the error function --------------------------------------------------------------------
+    Case("1 - erf(x)", _scalar(lambda x: 1 - pt.erf(x)), family="erf"),
+    Case("1 + erf(x)", _scalar(lambda x: 1 + pt.erf(x)), family="erf"),
+    Case("log(1 - erf(x))", _scalar(lambda x: pt.log(1 - pt.erf(x))), family="erf"),
+    Case("sigmoid(logit(p))", _unit(lambda p: pt.sigmoid(pt.logit(p))), family="logistic"),
+    Case("log(1 / x)", _scalar(lambda x: pt.log(1 / x)), family="log"),
     # -- float32: the same rules, in single precision ------------------------------------------
     Case("float32 log(sigmoid(x))", _scalar32(lambda x: pt.log(pt.sigmoid(x))), **F32),
     Case(

@@ -76,6 +76,13 @@ STABILIZE_EXP_FORMS = [
     ((sub, x, (softplus, x)), (neg, (softplus, (neg, x))), REAL),  # x - log(1 + e^x)
     ((sub, (softplus, x), x), (softplus, (neg, x)), REAL),  # log(1 + e^x) - x
     ((logit, (sigmoid, x)), x, REAL),  # logit(sigmoid(x)) = x
+    ((sigmoid, (logit, x)), x, REAL),  # sigmoid(logit(x)) = x on logit's domain [0, 1]
+    ((log, (true_div, 1, x)), (neg, (log, x)), REAL),  # log(1 / x) = -log(x)
+    ((sub, 1, (erf, x)), (erfc, x), REAL),  # 1 - erf(x) = erfc(x)
+    ((add, 1, (erf, x)), (erfc, (neg, x)), REAL),  # 1 + erf(x) = erfc(-x)
+    ((sub, (erf, x), 1), (neg, (erfc, x)), REAL),  # erf(x) - 1 = -erfc(x)
+    ((sub, 1, (erfc, x)), (erf, x), REAL),  # 1 - erfc(x) = erf(x)
+    ((sub, (erfc, x), 1), (neg, (erf, x)), REAL),  # erfc(x) - 1 = -erf(x)
     ((sub, (sigmoid, x), (sigmoid, (neg, x))), (tanh, (mul, 0.5, x)), REAL),  # = tanh(x/2)
     ((sub, (sigmoid, (neg, x)), (sigmoid, x)), (neg, (tanh, (mul, 0.5, x))), REAL),
     ((sub, (exp, x), (exp, (neg, x))), (mul, 2, (sinh, x)), REAL),  # e^x - e^-x = 2 sinh(x)
