@@ -112,7 +112,7 @@ class RBM:
         gparams = T.grad(cost, self.params, consider_constant=[chain_end])
         for gparam, param in zip(gparams, self.params):
             updates[param] = param - gparam * T.cast(lr, dtype=theano.config.floatX)
-        if persistent is not None:
+        if persistent:
             updates[persistent] = nh_samples[-1]
             monitoring_cost = self.get_pseudo_likelihood_cost(updates)
         else:
@@ -188,9 +188,9 @@ def test_rbm_cd_learns_the_patterns(rng_class):
     _rbm, costs, fe_before, fe_after, _ = train_rbm(rng_class, persistent=False, k=1)
     # The reconstruction log-likelihood (the monitoring cost of CD) rises as the RBM learns.
     assert numpy.all(numpy.isfinite(costs))
-    assert costs[-1] > costs[0] + 1.0, costs
+    assert costs[-1] > costs[0] + 3.0, costs
     # Training data end with lower free energy than random binary vectors.
-    assert fe_after < fe_before - 1.0, (fe_before, fe_after)
+    assert fe_after < fe_before - 4.0, (fe_before, fe_after)
 
 
 def test_rbm_persistent_cd_keeps_the_chain():
@@ -200,4 +200,38 @@ def test_rbm_persistent_cd_keeps_the_chain():
     assert set(numpy.unique(state)) <= {0.0, 1.0}
     assert state.any()
     assert numpy.all(numpy.isfinite(costs))
-    assert fe_after < fe_before - 1.0, (fe_before, fe_after)
+    assert fe_after < fe_before - 4.0, (fe_before, fe_after)
+
+
+def test_rbm_samples_from_a_persistent_visible_chain():
+    rbm, _costs, _fe0, _fe1, _chain = train_rbm(MRG_RandomStreams, persistent=True, k=3)
+    data = binary_patterns(n=10, seed=11)
+    # The tutorial's sampling code: a shared visible chain advanced by gibbs_vhv in scan.
+    persistent_vis_chain = theano.shared(numpy.asarray(data, dtype=theano.config.floatX))
+    plot_every = 5
+    (
+        [presig_hids, hid_mfs, hid_samples, presig_vis, vis_mfs, vis_samples],
+        updates,
+    ) = theano.scan(
+        rbm.gibbs_vhv,
+        outputs_info=[None, None, None, None, None, persistent_vis_chain],
+        n_steps=plot_every,
+        name="gibbs_vhv",
+    )
+    updates.update({persistent_vis_chain: vis_samples[-1]})
+    sample_fn = theano.function(
+        [], [vis_mfs[-1], vis_samples[-1]], updates=updates, name="sample_fn"
+    )
+    free_energy = theano.function([rbm.input], rbm.free_energy(rbm.input))
+    noise = numpy.asarray(
+        numpy.random.RandomState(5).uniform(size=data.shape) > 0.5, dtype=theano.config.floatX
+    )
+    draws = [sample_fn() for _ in range(4)]
+    for vis_mf, vis_sample in draws:
+        assert set(numpy.unique(vis_sample)) <= {0.0, 1.0}
+        assert numpy.all((vis_mf > 0) & (vis_mf < 1))
+        # the chain stays where the model puts its mass: below the free energy of noise
+        assert free_energy(vis_sample).mean() < free_energy(noise).mean() - 1.0
+    # each call continues the chain from the previous call's last sample
+    numpy.testing.assert_array_equal(persistent_vis_chain.get_value(), draws[-1][1])
+    assert not numpy.array_equal(draws[0][1], draws[-1][1])
