@@ -14,7 +14,7 @@ from arignote.graph.grad_types import disconnected
 from arignote.graph.op import Op
 from arignote.scalar.basic import discrete_dtypes, grad_dtype, integer_dtypes
 from arignote.tensor.alloc import alloc, as_size, is_sequence, shape_entries, static_int, tri
-from arignote.tensor.basic import as_tensor_variable, constant
+from arignote.tensor.basic import as_index_variable, as_tensor_variable, constant
 from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.join import join, split
 from arignote.tensor.math import cast, eq, maximum, minimum, mod, mul, switch
@@ -238,7 +238,7 @@ def flipud(x: Any) -> Variable:
 
 
 def _as_counts(counts: Any, context: str) -> Variable:
-    counts = as_tensor_variable(counts)
+    counts = as_index_variable(counts)
     if counts.type.ndim > 1 or counts.type.dtype not in integer_dtypes:
         raise TypeError(
             f"{context}: repeats must be an integer scalar or vector, got {counts.type}"
