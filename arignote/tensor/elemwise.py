@@ -266,7 +266,15 @@ class Elemwise(Op):
 
     def _perform_inplace(self, inputs: list) -> Any:
         ufunc = self.scalar_op.nfunc
-        if self.scalar_op.nout == 1 and isinstance(ufunc, np.ufunc) and ufunc.nin == len(inputs):
+        # the ufunc computes the op only where ``elementwise`` is the default (nfunc itself);
+        # an op that overrides it may keep nfunc only for its output dtypes
+        direct = type(self.scalar_op).elementwise is ScalarOp.elementwise
+        if (
+            direct
+            and self.scalar_op.nout == 1
+            and isinstance(ufunc, np.ufunc)
+            and ufunc.nin == len(inputs)
+        ):
             target = inputs[self.inplace_pattern[0]]
             return ufunc(*inputs, out=target)
         results = self.scalar_op.elementwise(*inputs)

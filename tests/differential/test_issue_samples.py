@@ -181,3 +181,26 @@ def test_norms_of_empty_matrices_are_zero_as_in_numpy(ord):
 def test_specify_broadcastable_with_a_bad_axis_raises_value_error():
     with pytest.raises(ValueError, match="out of range"):
         pt.specify_broadcastable(pt.dscalar("x"), 0)
+
+
+# -- found by the differential harness --------------------------------------------------------
+
+
+def test_in_place_elementwise_uses_the_op_not_its_dtype_ufunc():
+    # round_half_away_from_zero keeps np.trunc as nfunc for its dtypes only; the in-place path
+    # (after a reduction, in FAST_RUN) used to call np.trunc: round(0.5) gave 0
+    x = pt.dvector("x")
+    out = pt.round_half_away_from_zero(pt.min(x))
+    (result,) = _run([x], [out], [np.array([0.5, 2.0])], "FAST_RUN")
+    assert result == 1.0
+
+
+def test_broadcast_shape_checks_lengths_known_only_at_run_time():
+    a, b = pt.dmatrix("a"), pt.dvector("b")
+    shape = pt.broadcast_shape(a, b)
+    (n,) = _run([a, b], [shape[1]], [np.ones((3, 4)), np.ones(4)], "FAST_RUN")
+    assert n == 4
+    # it used to return the first length (1) where NumPy gives 4; a runtime length 1 does not
+    # broadcast (PyTensor's rule), so it raises
+    with pytest.raises(ValueError, match="runtime broadcasting is not allowed"):
+        _run([a, b], [shape[1]], [np.ones((3, 1)), np.ones(4)], "FAST_RUN")

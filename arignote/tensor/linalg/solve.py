@@ -74,8 +74,13 @@ class SolveBase(Op):
                 raise ValueError(
                     f"{self}: batch dimensions of A {a.shape} and B {b.shape} do not match"
                 )
+        dtype = node.outputs[0].type.dtype
+        if a.size == 0 or b.size == 0:  # SciPy refuses some empty systems: X is empty too
+            shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:]
+            output_storage[0][0] = np.zeros(shape, dtype=dtype)
+            return
         x = self._solve(a, b)
-        output_storage[0][0] = np.asarray(x, dtype=node.outputs[0].type.dtype)
+        output_storage[0][0] = np.asarray(x, dtype=dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
         a, (a_shape, b_shape) = node.inputs[0], input_shapes
