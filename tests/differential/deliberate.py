@@ -106,6 +106,15 @@ DELIBERATE: tuple[Deliberate, ...] = (
         entries=("SegmentSum",),
         detail="dtype bool != int64",
     ),
+    Deliberate(
+        "linalg-of-small-types",
+        "Linear algebra of booleans and small integers computes in float64, as numpy.linalg "
+        "does; scipy.linalg's LAPACK wrappers pick float32 for them.",
+        kinds=("dtype",),
+        against=("numpy",),
+        entries=("cho_solve", "solve_triangular", "solve", "cholesky", "expm", "lstsq", "pinv"),
+        detail="dtype float64 != float32",
+    ),
 )
 
 # Defects found by the harness and not fixed yet: reported, so that they stay visible, and

@@ -110,3 +110,12 @@ def test_logsumexp_of_integers_compiles():
     fn = arignote.function([x], pt.logsumexp(x, axis=0), mode="FAST_RUN")
     value = np.array([[1, 2], [3, 4]])
     np.testing.assert_allclose(fn(value), np.log(np.exp(value).sum(axis=0)))
+
+
+@pytest.mark.parametrize("mode", MODES, ids=IDS)
+def test_bincount_of_an_empty_vector_is_empty(mode):
+    # PyTensor: "negative dimensions not allowed" (FAST_RUN), "zero-size array to reduction
+    # operation maximum which has no identity" (FAST_COMPILE)
+    x = pt.lvector("x")
+    (result,) = _run([x], [pt.bincount(x)], [np.zeros(0, dtype="int64")], mode)
+    assert result.shape == (0,) and result.dtype == np.bincount(np.zeros(0, int)).dtype
