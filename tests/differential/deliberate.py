@@ -42,7 +42,8 @@ DELIBERATE: tuple[Deliberate, ...] = (
         kinds=("raises",),
         error=r"[Rr]untime broadcasting is not allowed|only dimensions of static length 1 may be "
         r"broadcast|does not declare that dimension broadcastable|Alloc: cannot broadcast a value"
-        r"|batch dimensions of A .* and B .* do not match",
+        r"|batch dimensions of A .* and B .* do not match|batch dimensions of the inputs do not "
+        r"match",
     ),
     Deliberate(
         "integer-rounding-dtype",
@@ -114,6 +115,15 @@ DELIBERATE: tuple[Deliberate, ...] = (
         against=("numpy",),
         entries=("cho_solve", "solve_triangular", "solve", "cholesky", "expm", "lstsq", "pinv"),
         detail="dtype float64 != float32",
+    ),
+    Deliberate(
+        "gradient-has-the-input-dtype",
+        "A gradient has the dtype of the variable it is taken with respect to (float64 for a "
+        "float64 input cast to float32 on the way); PyTensor gives it the dtype of the cast.",
+        kinds=("dtype",),
+        against=("pytensor",),
+        entries=("cast", "astype"),
+        detail=r"^gradient \d+: dtype float64 != float32",
     ),
 )
 
