@@ -64,12 +64,21 @@ DELIBERATE: tuple[Deliberate, ...] = (
     ),
     Deliberate(
         "small-integer-exp-float16",
-        "softmax, log_softmax and logsumexp of booleans and 8-bit integers compute in float16, "
-        "the dtype NumPy's exp gives them; scipy.special computes them in float64.",
+        "Elementwise functions of booleans and 8-bit integers (and softmax, log_softmax, "
+        "logsumexp) compute in float16, the dtype NumPy's ufuncs give them; references built "
+        "on scipy.special compute them in float64.",
         kinds=("dtype",),
         against=("numpy",),
-        entries=("softmax", "log_softmax", "logsumexp"),
         detail="dtype float16 != float64",
+    ),
+    Deliberate(
+        "factorial-exact-int64",
+        "factorial_exact computes in int64: above 20! it raises OverflowError, where SciPy's "
+        "factorial(exact=True) returns Python integers.",
+        kinds=("raises",),
+        against=("numpy",),
+        entries=("factorial_exact",),
+        error="Python int too large to convert to C long",
     ),
     Deliberate(
         "bincount-empty-weights-dtype",
@@ -131,15 +140,18 @@ DELIBERATE: tuple[Deliberate, ...] = (
 # explained here so that CI stays green meanwhile. Each names the regression test to write.
 KNOWN_DEFECTS: tuple[Deliberate, ...] = (
     Deliberate(
-        "svd-full-matrices-runtime-non-square",
-        "The gradient through U or Vh of svd(full_matrices=True) is refused for matrices known "
-        "statically to be non-square; for a non-square matrix whose shape is known only at run "
-        "time the gradient graph fails when it runs (Dot: shapes not aligned) instead of "
-        "refusing clearly.",
+        "linalg-gradient-runtime-shape",
+        "The gradients of svd(full_matrices=True) (through U or Vh) and of qr are implemented "
+        "for square matrices and for matrices with at least as many rows as columns, "
+        "respectively, and refused when the graph is built for matrices known statically to be "
+        "outside that case. For a matrix whose shape is known only at run time and falls "
+        "outside it, the gradient graph fails when it runs (shapes not aligned, a triangular "
+        "solve that does not fit) instead of refusing clearly.",
         kinds=("raises",),
         against=("numpy",),
-        entries=("svd",),
-        error=r"Dot: shapes .* are not aligned|objects cannot be broadcast to a single shape",
+        entries=("svd", "qr"),
+        error=r"Dot: shapes .* are not aligned|objects cannot be broadcast to a single shape"
+        r"|SolveTriangular.* do not fit",
     ),
 )
 
