@@ -99,6 +99,15 @@ DELIBERATE: tuple[Deliberate, ...] = (
         detail="dtype complex64 != complex128",
     ),
     Deliberate(
+        "complex-of-infinite-parts",
+        "complex(re, im) builds re + i im exactly, also when im is infinite; the reference "
+        "re + 1j * im multiplies 1j by inf, which makes the real part NaN (0 * inf).",
+        kinds=("value",),
+        against=("numpy",),
+        entries=("complex",),
+        detail=r"inf.*!= .*nan",
+    ),
+    Deliberate(
         "factorial-of-nothing-dtype",
         "factorial of an empty array is float64, as for any other array; scipy.special's "
         "factorial returns int64 for empty integer arrays only.",

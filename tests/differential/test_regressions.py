@@ -412,6 +412,14 @@ PROGRAMS = [
         steps=(Step(entry="squeeze", sample=6, variant="0len", feeds=(), shapes="runtime"),),
         grad_of=0,
     ),
+    Program(
+        steps=(
+            Step(entry="sin", sample=2, variant="0d", feeds=(), shapes="ones"),
+            Step(entry="logit", sample=4, variant="bool", feeds=(6,), shapes="ones"),
+            Step(entry="complex", sample=6, variant="plain", feeds=(6, 5), shapes="runtime"),
+        ),
+        grad_of=4,
+    ),
 ]
 
 
