@@ -14,6 +14,7 @@ for _name in (
     "arignote.ifelse.IfElse",
     "arignote.printing.print_op.Print",
     "arignote.scan.op.Scan",
+    "arignote.tensor.alloc.BroadcastLength",
     "arignote.tensor.blockwise.Blockwise",
     "arignote.tensor.conv.abstract_conv.AbstractConv",
     "arignote.tensor.conv.abstract_conv.AbstractConv_gradInputs",
