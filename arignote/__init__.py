@@ -53,3 +53,9 @@ __all__ = [
 ]
 # ``arignote.map`` and ``arignote.reduce`` exist (as in PyTensor) but stay out of ``__all__``:
 # ``from arignote import *`` must not shadow the builtins.
+
+# PyTensor 3's spellings at the top level
+from arignote.compile.ops import wrap_py
+from arignote.gradient import pullback, pushforward
+
+__all__ += ["pullback", "pushforward", "wrap_py"]

@@ -59,6 +59,21 @@ def _have(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+def _add_arignote_jax(workload: Workload, inputs: list, outputs, args: tuple) -> None:
+    """arignote's JAX mode (results waited for, as raw ``jax.jit``'s are), when jax is there."""
+    if not _have("jax"):
+        return
+    import jax
+
+    for label, trust in (("arignote JAX", False), ("arignote JAX trust_input", True)):
+        f = arignote.function(inputs, outputs, mode="JAX", trust_input=trust)
+        jax.block_until_ready(f(*args))
+        if isinstance(outputs, list):
+            workload.calls[label] = lambda f=f: jax.block_until_ready(f(*args))
+        else:  # one array: wait as the raw jax.jit engines do (the tree walk costs ~1.5 us)
+            workload.calls[label] = lambda f=f: f(*args).block_until_ready()
+
+
 # -- W1: per-call overhead of a tiny elementwise function -----------------------------------------
 
 
@@ -69,6 +84,7 @@ def _w1_arignote(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -
     trusted = arignote.function([a, b], a * b + pt.exp(a) - pt.log(b), trust_input=True)
     workload.calls["arignote"] = lambda: f(a_value, b_value)
     workload.calls["arignote trust_input"] = lambda: trusted(a_value, b_value)
+    _add_arignote_jax(workload, [a, b], a * b + pt.exp(a) - pt.log(b), (a_value, b_value))
 
 
 def _w1_pytensor(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -> None:
@@ -220,6 +236,7 @@ def workload_W3(n: int = 10**7) -> Workload:
     xs, ys, zs = pt.dvectors("x", "y", "z")
     f = arignote.function([xs, ys, zs], _w3_expression(pt, xs, ys, zs))
     workload.calls["arignote"] = lambda: f(x, y, z)
+    _add_arignote_jax(workload, [xs, ys, zs], _w3_expression(pt, xs, ys, zs), (x, y, z))
     if _have("pytensor"):
         import pytensor
         import pytensor.tensor as ptt
@@ -289,6 +306,7 @@ def workload_W4() -> Workload:
     ]
     f = arignote.function(sym, _w4_graph(pt, arignote.grad, *sym))
     workload.calls["arignote"] = lambda: f(x, labels, *params)
+    _add_arignote_jax(workload, sym, _w4_graph(pt, arignote.grad, *sym), (x, labels, *params))
     if _have("pytensor"):
         import pytensor
         import pytensor.tensor as ptt
@@ -337,6 +355,7 @@ def workload_W8() -> Workload:
     xs = pt.dmatrix("x")
     f = arignote.function([xs], pt.log(pt.sum(pt.exp(xs), axis=1)))
     workload.calls["arignote"] = lambda: f(x)
+    _add_arignote_jax(workload, [xs], pt.log(pt.sum(pt.exp(xs), axis=1)), (x,))
     if _have("pytensor"):
         import pytensor
         import pytensor.tensor as ptt

@@ -15,6 +15,7 @@ import arignote.tensor as pt
 from arignote.compile.mode import Mode
 from arignote.gradient import Lop, Rop, grad
 from arignote.graph.basic import Constant, ancestors, io_toposort
+from arignote.tensor.alloc import BroadcastLength
 from arignote.tensor.basic import MakeVector
 from arignote.testing import InferShapeTester, verify_grad
 from tests.op_db import REGISTRY
@@ -105,7 +106,7 @@ def test_fast_run_matches_ref(request, info, sample, dtype):
 
 
 # Ops that legitimately compute lengths in a shape graph (integer arithmetic on lengths).
-SHAPE_ARITHMETIC = (pt.Elemwise, pt.DimShuffle, MakeVector, pt.Shape, pt.Shape_i)
+SHAPE_ARITHMETIC = (pt.Elemwise, pt.DimShuffle, MakeVector, pt.Shape, pt.Shape_i, BroadcastLength)
 
 
 def _ops_that_must_vanish(info, symbols, outputs) -> tuple:

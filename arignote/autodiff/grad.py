@@ -293,12 +293,14 @@ def Lop(
     eval_points: Variable | Sequence[Variable],
     consider_constant: Sequence[Variable] | None = None,
     disconnected_inputs: str = "raise",
+    return_disconnected: str = "zero",
 ) -> Any:
     """The L-operator: the vector-Jacobian product ``eval_points^T @ (d f / d wrt)``.
 
     ``f`` and ``eval_points`` are a variable or lists of the same length (one cotangent per
     output, shaped like it); the result follows the structure of ``wrt``. It is
-    ``grad(None, wrt, known_grads=dict(zip(f, eval_points)))``.
+    ``grad(None, wrt, known_grads=dict(zip(f, eval_points)))``; ``return_disconnected`` is
+    as in :func:`grad`.
     """
     f_list, _ = as_list(f)
     points, _ = as_list(eval_points)
@@ -315,4 +317,5 @@ def Lop(
         consider_constant=consider_constant,
         disconnected_inputs=disconnected_inputs,
         known_grads=known,
+        return_disconnected=return_disconnected,
     )

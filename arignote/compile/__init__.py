@@ -3,6 +3,7 @@
 from typing import Any
 
 from arignote.compile import builders, io, mode, sharedvalue
+from arignote.compile.aliasing import insert_deepcopy
 from arignote.compile.builders import OpFromGraph
 from arignote.compile.compiled import Function
 from arignote.compile.debugmode import (
@@ -17,11 +18,27 @@ from arignote.compile.debugmode import (
 )
 from arignote.compile.function import FunctionMaker, UnusedInputError, function
 from arignote.compile.io import In, Out
-from arignote.compile.mode import FAST_COMPILE, FAST_RUN, Mode, get_mode, register_mode
+from arignote.compile.mode import (
+    FAST_COMPILE,
+    FAST_RUN,
+    Mode,
+    get_default_mode,
+    get_mode,
+    register_linker,
+    register_mode,
+)
 from arignote.compile.nanguardmode import NanGuardError, NanGuardMode
-from arignote.compile.ops import DeepCopyOp, ViewOp, as_op, deep_copy_op, view_op
+from arignote.compile.ops import (
+    DeepCopyOp,
+    FromFunctionOp,
+    ViewOp,
+    as_op,
+    deep_copy_op,
+    view_op,
+    wrap_py,
+)
 from arignote.compile.profiling import ProfileStats
-from arignote.compile.sharedvalue import SharedVariable, shared
+from arignote.compile.sharedvalue import SharedVariable, shared, shared_constructor
 from arignote.graph import basic as _graph_basic
 from arignote.graph.basic import Constant as _Constant
 from arignote.graph.basic import Variable, graph_inputs
@@ -70,6 +87,7 @@ __all__ = [
     "DebugMode",
     "DebugModeError",
     "DeepCopyOp",
+    "FromFunctionOp",
     "Function",
     "FunctionMaker",
     "In",
@@ -87,11 +105,18 @@ __all__ = [
     "builders",
     "deep_copy_op",
     "function",
+    "get_default_mode",
     "get_mode",
+    "insert_deepcopy",
     "io",
     "mode",
+    "register_linker",
     "register_mode",
     "shared",
+    "shared_constructor",
     "sharedvalue",
     "view_op",
+    "wrap_py",
 ]
+
+from arignote.compile import debug, executor, maker

@@ -405,7 +405,11 @@ def _compile_shapes(node: Apply, shape_vars: list[Variable], shapes: list) -> Ca
 
     def shapes_of(values: list[Any]) -> list[tuple | None]:
         given = [np.asarray(s, dtype="int64") for s in _tensor_shapes(node, values)]
-        nonconstant = [v for var, v in zip(node.inputs, values) if not isinstance(var, Constant)]
+        # private copies, as _evaluator assumes: the shape graph may hold the node itself
+        # (a Scan's mapped output shape), in place on an input the later checks still read
+        nonconstant = [
+            _copy(v) for var, v in zip(node.inputs, values) if not isinstance(var, Constant)
+        ]
         computed = iter(evaluate(given + nonconstant) if evaluate else [])
         flat = [
             next(computed)

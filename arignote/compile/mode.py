@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -177,6 +178,45 @@ predefined_modes: dict[str, Any] = {
 }
 
 
+def _jax_linker(**options: Any) -> Linker:
+    # The JAX backend is imported the first time it is asked for, never by ``import arignote``
+    # (only arignote.link.jax may import jax); importlib keeps the import at this call site
+    # without an import statement inside a function.
+    try:
+        backend = importlib.import_module("arignote.link.jax")
+    except ModuleNotFoundError as err:
+        if err.name not in ("jax", "jaxlib"):
+            raise
+        raise ImportError(
+            'The JAX mode needs jax: pip install "arignote[jax]" (or jax itself)'
+        ) from err
+    return backend.JAXLinker(**options)
+
+
+def jax_mode(optimizer: Any = "fast_run", **linker_options: Any) -> Mode:
+    """A Mode compiling with JAX: ``jax_mode(platform="gpu")``, ``jax_mode(shard_batch=("x",))``.
+
+    The pipeline leaves out the rewrites the JAX linker cannot take (its
+    ``incompatible_rewrites``: in-place operations and elementwise fusion). ``linker_options``
+    are those of :class:`arignote.link.jax.JAXLinker` (``platform``, ``shard_batch``, ``x64``).
+    """
+    linker = _jax_linker(**linker_options)
+    return Mode(linker, optimizer, exclude=tuple(linker.incompatible_rewrites))
+
+
+_JAX_MODE: list[Mode] = []
+
+
+def _default_jax_mode() -> Mode:
+    if not _JAX_MODE:
+        _JAX_MODE.append(jax_mode())
+    return _JAX_MODE[0]
+
+
+LINKERS["jax"] = _jax_linker
+predefined_modes["JAX"] = _default_jax_mode
+
+
 def register_mode(name: str, mode: Any) -> None:
     """Make ``get_mode(name)`` (and ``function(..., mode=name)``) return ``mode``."""
     predefined_modes[name] = mode
@@ -194,3 +234,8 @@ def get_mode(mode: str | Mode | None) -> Mode:
             raise ValueError(f"Unknown mode {mode!r}; known: {sorted(predefined_modes)}")
         return found() if callable(found) and not isinstance(found, Mode) else found
     raise TypeError(f"mode must be a Mode or a mode name, got {mode!r}")
+
+
+def get_default_mode() -> Mode:
+    """The mode ``function()`` uses when given none: ``get_mode(config.mode)``."""
+    return get_mode(None)

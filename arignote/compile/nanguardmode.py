@@ -56,6 +56,23 @@ def _problem(value: Any, nan: bool, inf: bool, big: bool) -> str | None:
     return None
 
 
+def contains_nan(arr: Any, node: Apply | None = None, var: Variable | None = None) -> bool:
+    """Whether a value holds a NaN (False for non-float values and non-arrays)."""
+    return _problem(arr, nan=True, inf=False, big=False) is not None
+
+
+def contains_inf(arr: Any, node: Apply | None = None, var: Variable | None = None) -> bool:
+    """Whether a value holds a positive or negative infinity."""
+    return _problem(arr, nan=False, inf=True, big=False) is not None
+
+
+def flatten(nested: Any) -> list:
+    """The leaves of nested lists and tuples, in order (``[[a], (b, [c])]`` -> ``[a, b, c]``)."""
+    if not isinstance(nested, (list, tuple)):
+        return [nested]
+    return [leaf for item in nested for leaf in flatten(item)]
+
+
 def _value_summary(value: Any) -> str:
     text = describe_value(value)
     if isinstance(value, np.ndarray) and value.size:

@@ -131,3 +131,16 @@ def as_op(itypes: Sequence, otypes: Sequence, infer_shape: Callable | None = Non
         return FromFunctionOp(fn, itypes, otypes, infer_shape)
 
     return decorator
+
+
+def wrap_py(itypes: Sequence, otypes: Sequence, infer_shape: Callable | None = None):
+    """PyTensor 3's name for :func:`as_op`: a decorator making an op of a Python function.
+
+    >>> import numpy as np, arignote.tensor as pt
+    >>> @wrap_py(itypes=[pt.dvector], otypes=[pt.dvector])
+    ... def reverse(x):
+    ...     return x[::-1].copy()
+    >>> reverse(pt.as_tensor(np.arange(3.0))).eval()
+    array([2., 1., 0.])
+    """
+    return as_op(itypes, otypes, infer_shape)

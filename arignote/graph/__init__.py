@@ -17,7 +17,18 @@ from arignote.graph.basic import (
 )
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.op import Op
-from arignote.graph.replace import clone_replace, graph_replace
+from arignote.graph.replace import (
+    clone_replace,
+    graph_replace,
+    vectorize_graph,
+    vectorize_node,
+)
+from arignote.graph.rewriting import (
+    RewriteDatabaseQuery,
+    graph_rewriter,
+    node_rewriter,
+    rewrite_graph,
+)
 from arignote.graph.type import Type
 
 __all__ = [
@@ -26,6 +37,7 @@ __all__ = [
     "FunctionGraph",
     "Node",
     "Op",
+    "RewriteDatabaseQuery",
     "Type",
     "Variable",
     "ancestors",
@@ -37,6 +49,11 @@ __all__ = [
     "explicit_graph_inputs",
     "graph_inputs",
     "graph_replace",
+    "graph_rewriter",
     "io_toposort",
+    "node_rewriter",
+    "rewrite_graph",
     "toposort",
+    "vectorize_graph",
+    "vectorize_node",
 ]

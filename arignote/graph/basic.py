@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from arignote.graph import traversal as _traversal
 from arignote.graph.traversal import (
     ancestors,
     applys_between,
@@ -295,6 +296,10 @@ class Constant(AtomicVariable):
 def explicit_graph_inputs(graphs: Iterable[Variable]) -> list[Variable]:
     """The non-constant ownerless variables ``graphs`` depend on, left-first."""
     return [v for v in graph_inputs(graphs) if v.owner is None and not isinstance(v, Constant)]
+
+
+# PyTensor keeps this in graph.traversal, which knows nothing of Constant: bind it there too.
+_traversal.explicit_graph_inputs = explicit_graph_inputs
 
 
 def clone_get_equiv(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from arignote.graph import utils as _utils
+
 
 class AlreadyThere(Exception):
     """Raised by ``Feature.on_attach`` to say an equivalent feature is already attached."""
@@ -153,3 +155,7 @@ class ReplaceValidate(History, Validator):
 
     def clone(self) -> ReplaceValidate:
         return ReplaceValidate()
+
+
+# PyTensor keeps InconsistencyError in graph.utils, which sits below this module: bind it there.
+_utils.InconsistencyError = InconsistencyError

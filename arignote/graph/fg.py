@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from arignote.graph import utils as _utils
 from arignote.graph.basic import Apply, Constant, Variable, clone_get_equiv
 from arignote.graph.features import AlreadyThere, Feature, ReplaceValidate
 from arignote.graph.flat import FlatGraph
@@ -471,3 +472,7 @@ def _missing_input_message(var: Variable, node: Apply | None = None) -> str:
 
 
 __all__ = ["FunctionGraph", "MissingInputError", "ReplaceValidate"]
+
+
+# PyTensor keeps MissingInputError in graph.utils, which sits below this module: bind it there.
+_utils.MissingInputError = MissingInputError

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arignote.graph.basic import Apply, Variable
+from arignote.graph.grad_types import DisconnectedType, disconnected_type
 from arignote.graph.utils import HasProps, MethodNotDefined, add_tag_trace
 
 StorageMap = dict[Variable, list]
@@ -101,12 +102,50 @@ class Op(HasProps):
         outputs: Sequence[Variable],
         output_grads: Sequence[Variable],
     ) -> list:
-        """Like :meth:`grad`, with the node's outputs available for reuse; defaults to ``grad``."""
+        """Like :meth:`grad`, with the node's outputs available for reuse; defaults to ``grad``
+        (or to :meth:`pullback` when a subclass defines that, PyTensor 3's name)."""
+        if type(self).pullback is not Op.pullback:
+            return self.pullback(inputs, outputs, output_grads)
         return self.grad(inputs, output_grads)
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
-        """The Jacobian-vector products ``J @ v`` for each output (None: no contribution)."""
-        raise MethodNotDefined("R_op", type(self))
+        """The Jacobian-vector products ``J @ v`` for each output (None: no contribution).
+
+        Defaults to :meth:`pushforward` when a subclass defines that (PyTensor 3's name)."""
+        if type(self).pushforward is Op.pushforward:
+            raise MethodNotDefined("R_op", type(self))
+        outputs = self.make_node(*inputs).outputs
+        # pushforward speaks of "no tangent" with DisconnectedType where R_op uses None
+        tangents = [disconnected_type() if v is None else v for v in eval_points]
+        results = self.pushforward(inputs, outputs, tangents)
+        return [None if isinstance(r.type, DisconnectedType) else r for r in results]
+
+    def pullback(
+        self,
+        inputs: Sequence[Variable],
+        outputs: Sequence[Variable],
+        cotangents: Sequence[Variable],
+    ) -> list:
+        """PyTensor 3's name for :meth:`L_op`: the cotangent of each input given the outputs'.
+
+        An op may define either; each calls the other by default, so both APIs work.
+        """
+        return self.L_op(inputs, outputs, cotangents)
+
+    def pushforward(
+        self,
+        inputs: Sequence[Variable],
+        outputs: Sequence[Variable],
+        tangents: Sequence[Variable],
+    ) -> list:
+        """PyTensor 3's name for :meth:`R_op`: the tangent of each output given the inputs'.
+
+        A tangent of :class:`DisconnectedType` stands for "no tangent" (``R_op``'s None), both
+        in ``tangents`` and in the result; an op may define this or ``R_op``.
+        """
+        eval_points = [None if isinstance(t.type, DisconnectedType) else t for t in tangents]
+        results = self.R_op(inputs, eval_points)
+        return [disconnected_type() if r is None else r for r in results]
 
     def prepare_node(
         self, node: Apply, storage_map: StorageMap | None, compute_map: ComputeMap | None, impl

@@ -1,12 +1,16 @@
-"""Copy a graph while substituting some of its variables: ``clone_replace``, ``graph_replace``."""
+"""Copy a graph while substituting some of its variables: ``clone_replace``, ``graph_replace``,
+and ``vectorize_graph``, which re-applies a graph to inputs with extra leading batch dimensions.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import singledispatch
 from typing import Any
 
-from arignote.graph.basic import Variable, clone_get_equiv
-from arignote.graph.traversal import ancestors
+from arignote.graph.basic import Apply, Variable, clone_get_equiv
+from arignote.graph.op import Op
+from arignote.graph.traversal import ancestors, io_toposort
 
 
 def _as_pairs(replace: Mapping | Iterable | None) -> list[tuple[Variable, Variable]]:
@@ -72,3 +76,64 @@ def graph_replace(
             raise ValueError(f"Replacements for {unused} are not used by the graph of {outs}")
     new_outputs = _rebuild(outs, pairs, strict)
     return new_outputs[0] if single else new_outputs
+
+
+# -- vectorization ---------------------------------------------------------------------------
+
+
+@singledispatch
+def _vectorize_node(op: Op, node: Apply, *batched_inputs: Variable) -> Apply:
+    """How ``op`` applies to inputs with extra leading (batch) dimensions: one rule per op
+    class, registered by the layer that defines it (the tensor layer registers a fallback
+    for every ``Op`` that wraps it in a ``Blockwise``)."""
+    raise NotImplementedError(
+        f"vectorize_node: no rule to batch {op} (type {type(op).__name__}) over new dimensions"
+    )
+
+
+def vectorize_node(node: Apply, *batched_inputs: Variable) -> Apply:
+    """The node computing ``node``'s outputs for each entry of the batched inputs.
+
+    Each batched input is ``node``'s input with zero or more extra leading dimensions; the
+    outputs get the (broadcast) batch dimensions in front of the original ones.
+    """
+    if len(batched_inputs) != len(node.inputs):
+        raise TypeError(
+            f"vectorize_node: {node.op} takes {len(node.inputs)} inputs, got {len(batched_inputs)}"
+        )
+    return _vectorize_node(node.op, node, *batched_inputs)
+
+
+def vectorize_graph(
+    outputs: Variable | Sequence[Variable],
+    replace: Mapping[Variable, Variable],
+) -> Variable | list[Variable]:
+    """Re-apply the graph of ``outputs`` to the batched variables of ``replace``.
+
+    ``replace`` maps variables of the graph (usually its inputs) to versions with extra leading
+    batch dimensions; every node downstream of them is rebuilt by :func:`vectorize_node`, so
+    that the result computes the original graph once per batch entry, with the batch
+    dimensions first. Nodes that depend on no replaced variable are shared unchanged. Returns
+    a variable or a list, matching ``outputs``.
+
+    >>> import arignote.tensor as pt
+    >>> x = pt.dvector("x")
+    >>> y = pt.exp(x).sum()
+    >>> xs = pt.dmatrix("xs")
+    >>> vectorize_graph(y, {x: xs}).type.ndim
+    1
+    """
+    single = isinstance(outputs, Variable)
+    outs = [outputs] if single else list(outputs)
+    memo: dict = dict(_as_pairs(replace))
+    for node in io_toposort(list(memo), outs):
+        new_inputs = [memo.get(i, i) for i in node.inputs]
+        if all(new is old for new, old in zip(new_inputs, node.inputs)):
+            continue
+        new_node = vectorize_node(node, *new_inputs)
+        memo.update(zip(node.outputs, new_node.outputs))
+    results = [memo.get(o, o) for o in outs]
+    return results[0] if single else results
+
+
+vectorize = vectorize_graph  # PyTensor's older name

@@ -167,3 +167,29 @@ def variable_depends_on(variable: Any, depends_on: Collection) -> bool:
     """Whether ``variable`` is, or is computed from, one of ``depends_on``."""
     targets = set(depends_on)
     return any(v in targets for v in ancestors([variable]))
+
+
+def variable_ancestors(graphs: Iterable, blockers: Collection | None = None) -> Iterator:
+    """The variables ``graphs`` are computed from, themselves included (as :func:`ancestors`)."""
+    return ancestors(graphs, blockers)
+
+
+def apply_ancestors(graphs: Iterable, blockers: Collection | None = None) -> Iterator:
+    """The apply nodes ``graphs`` are computed by, each once, outputs first."""
+    seen: set = set()
+    for var in ancestors(graphs, blockers):
+        node = var.owner
+        if node is not None and node not in seen and (blockers is None or var not in blockers):
+            seen.add(node)
+            yield node
+
+
+def get_var_by_name(graphs: Iterable, target_var_id: str) -> tuple:
+    """The variables among the ancestors of ``graphs`` whose name is ``target_var_id``."""
+    return tuple(v for v in ancestors(graphs) if getattr(v, "name", None) == target_var_id)
+
+
+def apply_depends_on(apply: Any, depends_on: Any) -> bool:
+    """Whether the node ``apply`` is computed from (one of) the node(s) ``depends_on``."""
+    targets = set(depends_on) if isinstance(depends_on, (list, tuple, set)) else {depends_on}
+    return any(v.owner in targets for v in ancestors(apply.inputs))

@@ -191,8 +191,10 @@ class _Reverse:
         totals = [
             g + (w if lag == 1 else w[lag - 1]) for g, w, lag in zip(g_rows_traced, windows, lags)
         ]
-        replace.update(zip(self.cot_traced, totals))
-        replace.update(zip(self.cot_mapped, g_rows_mapped))
+        # Only float outputs took part in the cost; an integer state (an MRG generator's
+        # int32 state, a counter) gets a float zero cotangent that has no placeholder to fill.
+        cotangents = zip(self.cot_traced + self.cot_mapped, totals + g_rows_mapped)
+        replace.update((c, g) for c, g in cotangents if _is_float(c))
         vjp = dict(zip(self.wrt, clone_replace([self.vjp[w] for w in self.wrt], replace=replace)))
         new_windows = [self._shift(j, w, vjp) for j, w in enumerate(windows)]
         new_acc = [a + vjp[p] for a, p in zip(accumulators, self.diff_nonseqs)]

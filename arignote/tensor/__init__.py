@@ -7,6 +7,10 @@ and lists its public names in ``__all__``; they are all re-exported here.
 
 import arignote.tensor.linalg as linalg  # pt.linalg: numpy.linalg and scipy.linalg functions
 from arignote.graph.basic import Apply, Constant, Variable
+
+# Loaded before the families: importing the module binds pt.einsum to it, and the star import
+# of products below must rebind the name to the function.
+from arignote.tensor import einsum as _einsum_module
 from arignote.tensor import rewriting
 from arignote.tensor import type as _type_module
 
@@ -22,6 +26,8 @@ from arignote.tensor.basic import (
     tensor_from_scalar,
 )
 from arignote.tensor.blas import *
+from arignote.tensor.blockwise import *
+from arignote.tensor.derived import *
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from arignote.tensor.extra_ops import *
 from arignote.tensor.gradient_ops import *
@@ -30,12 +36,14 @@ from arignote.tensor.join import *
 from arignote.tensor.math import *
 from arignote.tensor.pad import *
 from arignote.tensor.products import *
+from arignote.tensor.ravel import *
 from arignote.tensor.reduction import *
 from arignote.tensor.reshape import *
 from arignote.tensor.shape import *
 from arignote.tensor.sharedvar import TensorSharedVariable
 from arignote.tensor.sort import *
 from arignote.tensor.special import *
+from arignote.tensor.special_functions import *
 from arignote.tensor.subtensor import *  # with the advanced indexing ops
 from arignote.tensor.type import TensorType, tensor
 from arignote.tensor.variable import TensorConstant, TensorVariable
@@ -52,3 +60,13 @@ newaxis = None  # numpy.newaxis: x[:, pt.newaxis] inserts a length-1 dimension
 # Theano-era names kept so that Theano programs run: T.nnet (activations, cross-entropies,
 # conv2d), T.conv (convolutions), T.signal.pool / T.signal.downsample (pooling).
 from arignote.tensor import conv, nnet, raw_random, shared_randomstreams, signal
+
+# Names PyTensor keeps in tensor.basic / tensor.math / ... bound there too (see module_paths).
+from arignote.tensor.module_paths import bind_pytensor_paths as _bind_pytensor_paths
+
+_bind_pytensor_paths(globals())
+
+# PyTensor's tensor namespace also holds these
+from arignote.graph.op import Op
+from arignote.tensor.random.type import NoneConst, none_type_t
+from arignote.tensor.type import values_eq_approx_always_true

@@ -131,7 +131,7 @@ class Alloc(Op):
         value = as_tensor_variable(value)
         sizes = [as_size(s, "Alloc") for s in shape]
         if value.type.ndim > len(sizes):
-            raise ValueError(
+            raise TypeError(
                 f"Alloc: the value {value} has {value.type.ndim} dimensions, more than the "
                 f"{len(sizes)} of the requested shape"
             )
@@ -328,10 +328,51 @@ def broadcast_shape(*arrays: Any) -> tuple[Variable, ...]:
 def _first_known(candidates: list) -> Variable:
     if not candidates:
         return constant(1, dtype="int64")
-    for c in candidates:
-        if isinstance(c, Constant):
-            return c
-    return candidates[0]
+    known = [c for c in candidates if isinstance(c, Constant)]
+    if len(candidates) == 1 or (known and len(known) == len(candidates)):
+        return (known or candidates)[0]
+    # several lengths, some known only at run time: they must be equal (a length of 1
+    # broadcasts only where it is static), which BroadcastLength checks when it runs
+    return BroadcastLength()(*candidates)
+
+
+class BroadcastLength(Op):
+    """The common length of a dimension of several arrays, checked when the function runs.
+
+    Its inputs are the lengths (int64 0-d) of the arrays whose length there is not statically
+    1; they must all be equal, as only static length-1 dimensions broadcast (PyTensor's rule),
+    otherwise ``perform`` raises ``ValueError``.
+    """
+
+    __props__ = ()
+
+    def make_node(self, *lengths: Any) -> Apply:
+        lengths = [as_tensor_variable(n) for n in lengths]
+        if not lengths or any(n.type.ndim or n.type.dtype not in integer_dtypes for n in lengths):
+            raise TypeError(f"BroadcastLength expects integer scalars, got {lengths}")
+        return Apply(self, lengths, [tensor_type("int64", ())()])
+
+    def perform(self, node, inputs, output_storage):
+        values = {int(n) for n in inputs}
+        if len(values) > 1:
+            raise ValueError(
+                f"broadcast_shape: lengths {[int(n) for n in inputs]} of one dimension differ; "
+                "runtime broadcasting is not allowed: a length 1 broadcasts only where the "
+                "type says so (use specify_broadcastable)"
+            )
+        output_storage[0][0] = np.asarray(values.pop(), dtype=np.int64)
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [()]
+
+    def connection_pattern(self, node):
+        return [[False] for _ in node.inputs]
+
+    def grad(self, inputs, output_grads):
+        return [disconnected() for _ in inputs]  # an integer length: a step function
+
+    def R_op(self, inputs, eval_points):
+        return [None]
 
 
 def broadcast_arrays(*arrays: Any) -> list[Variable]:

@@ -75,6 +75,15 @@ def as_tensor_variable(x: Any, name: str | None = None, ndim: int | None = None,
     return constant(x, name=name, ndim=ndim, dtype=dtype)
 
 
+def as_index_variable(x: Any, name: str | None = None) -> Variable:
+    """``x`` as a tensor of indices or counts: like ``as_tensor_variable``, except that an empty
+    Python sequence becomes an ``int64`` vector, as NumPy reads ``[]`` where integers are
+    expected (``np.take(a, [])``, ``np.repeat(a, [])``), instead of NumPy's default float64."""
+    if isinstance(x, (list, tuple)) and np.size(x) == 0 and not _contains_variable(x):
+        return constant(np.asarray(x, dtype="int64"), name=name)
+    return as_tensor_variable(x, name=name)
+
+
 def _contains_variable(seq: Sequence) -> bool:
     for item in seq:
         if isinstance(item, (Variable, Apply)):

@@ -71,6 +71,22 @@ class _BlasOp(Op):
         return f"{type(self).__name__}{{{'inplace' if self.inplace else 'no_inplace'}}}"
 
 
+def _mismatch(op: Op, form: str, left: tuple, right: tuple, added: tuple) -> str:
+    """The error of a BLAS node whose shapes do not fit, in the terms of the operations the user
+    wrote: the rewrite fused a matrix product with the addition or subtraction around it."""
+    what = f"{op}, the rewritten form of `{form}` (a product added to or subtracted from a term)"
+    if left[-1] != right[0]:
+        return (
+            f"{what}: the inner dimensions of the matrix product of shapes {left} and {right} "
+            "do not match"
+        )
+    product = left[:-1] + right[1:]
+    return (
+        f"{what}: the product has shape {product} and the other term of the addition has "
+        f"shape {added}: they do not match (no broadcasting there)"
+    )
+
+
 class Gemm(_BlasOp):
     """``beta * z + alpha * dot(x, y)`` for matrices; alpha and beta are 0-d tensors."""
 
@@ -90,7 +106,7 @@ class Gemm(_BlasOp):
     def perform(self, node, inputs, output_storage):
         z, alpha, x, y, beta = inputs
         if x.shape[1] != y.shape[0] or z.shape != (x.shape[0], y.shape[1]):
-            raise ValueError(f"{self}: shapes {z.shape}, {x.shape}, {y.shape} do not match")
+            raise ValueError(_mismatch(self, "z + alpha * (x @ y)", x.shape, y.shape, z.shape))
         alpha, beta = alpha[()], beta[()]
         if 0 in x.shape or 0 in y.shape or (not (alpha and beta) and not _finite(x, y, z)):
             result = _scale_terms(alpha, x @ y, beta, z)
@@ -148,8 +164,8 @@ class Gemv(_BlasOp):
 
     def perform(self, node, inputs, output_storage):
         y, alpha, a, x, beta = inputs
-        if a.shape != (y.shape[0], x.shape[0]):
-            raise ValueError(f"{self}: shapes {y.shape}, {a.shape}, {x.shape} do not match")
+        if a.shape[1] != x.shape[0] or y.shape != (a.shape[0],):
+            raise ValueError(_mismatch(self, "y + alpha * (A @ x)", a.shape, x.shape, y.shape))
         alpha, beta = alpha[()], beta[()]
         if 0 in a.shape or (not (alpha and beta) and not _finite(y, a, x)):
             result = _scale_terms(alpha, a @ x, beta, y)
@@ -207,7 +223,11 @@ class Ger(_BlasOp):
     def perform(self, node, inputs, output_storage):
         a, alpha, x, y = inputs
         if a.shape != (x.shape[0], y.shape[0]):
-            raise ValueError(f"{self}: shapes {a.shape}, {x.shape}, {y.shape} do not match")
+            raise ValueError(
+                f"{self}, the rewritten form of `A + alpha * outer(x, y)` (an addition of an "
+                f"outer product written in the graph): outer(x, y) has shape "
+                f"{(x.shape[0], y.shape[0])} and A has shape {a.shape}: they do not match"
+            )
         alpha = alpha[()]
         if 0 in a.shape or (not alpha and not _finite(x, y)):
             result = a + alpha * np.outer(x, y)

@@ -12,6 +12,7 @@ from arignote.graph.grad_types import grad_not_implemented, is_disconnected, is_
 from arignote.graph.op import Op
 from arignote.graph.traversal import io_toposort
 from arignote.graph.utils import FrozenDict
+from arignote.scalar.arithmetic import Abs, Add, Cast, Maximum, Mul, TrueDiv, eq, switch
 from arignote.scalar.basic import (
     ScalarOp,
     complex_dtypes,
@@ -23,6 +24,7 @@ from arignote.scalar.basic import (
     grad_dtype,
 )
 from arignote.scalar.complex import complex_, real
+from arignote.scalar.math import Sqr, Sqrt
 from arignote.tensor.basic import (
     as_tensor_variable,
     constant,
@@ -83,8 +85,10 @@ class DimShuffle(Op):
         x = as_tensor_variable(x)
         if x.type.ndim != self.input_ndim:
             raise TypeError(f"{self} expects a {self.input_ndim}-d input, got {x.type}")
+        # As in PyTensor 3, a dimension of unknown length may be dropped: perform checks that
+        # its length is 1. A known length other than 1 is refused here.
         for d in self.drop:
-            if x.type.shape[d] != 1:
+            if x.type.shape[d] not in (1, None):
                 raise ValueError(
                     f"{self} drops dimension {d} of {x}, whose static length is "
                     f"{x.type.shape[d]} instead of 1"
@@ -95,12 +99,21 @@ class DimShuffle(Op):
     def perform(self, node, inputs, output_storage):
         (x,) = inputs
         if self._drop_index is not None:  # index 0 along the dropped length-1 dims: a view
+            self._check_dropped(x)
             x = x[self._drop_index]
         if self.permutation is not None:
             x = x.transpose(self.permutation)
         if self._augment_index is not None:  # None along the new dims: a view
             x = x[self._augment_index]
         output_storage[0][0] = x if x is not inputs[0] else x.view()
+
+    def _check_dropped(self, x: np.ndarray) -> None:
+        for d in self.drop:
+            if x.shape[d] != 1:
+                raise ValueError(
+                    f"{self}: dimension {d} is dropped, so its length must be 1, but the input "
+                    f"has shape {x.shape}"
+                )
 
     def infer_shape(self, fgraph, node, input_shapes):
         (shape,) = input_shapes
@@ -253,7 +266,15 @@ class Elemwise(Op):
 
     def _perform_inplace(self, inputs: list) -> Any:
         ufunc = self.scalar_op.nfunc
-        if self.scalar_op.nout == 1 and isinstance(ufunc, np.ufunc) and ufunc.nin == len(inputs):
+        # the ufunc computes the op only where ``elementwise`` is the default (nfunc itself);
+        # an op that overrides it may keep nfunc only for its output dtypes
+        direct = type(self.scalar_op).elementwise is ScalarOp.elementwise
+        if (
+            direct
+            and self.scalar_op.nout == 1
+            and isinstance(ufunc, np.ufunc)
+            and ufunc.nin == len(inputs)
+        ):
             target = inputs[self.inplace_pattern[0]]
             return ufunc(*inputs, out=target)
         results = self.scalar_op.elementwise(*inputs)
@@ -285,6 +306,8 @@ class Elemwise(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         terms = self._elementwise_partials(inputs, outputs, output_grads)
+        if isinstance(self.scalar_op, Sqrt):
+            terms = [_zero_at_minimum(term, inp) for term, inp in zip(terms, inputs)]
         return [_fit_gradient(term, inp) for term, inp in zip(terms, inputs)]
 
     def R_op(self, inputs, eval_points):
@@ -425,6 +448,56 @@ def _fit_gradient(term: Variable, inp: Variable) -> Variable:
     if inp.type.dtype in continuous_dtypes and term.type.dtype != inp.type.dtype:
         term = term.astype(inp.type.dtype)  # e.g. float64 constants in a float32 derivative
     return term
+
+
+# -- derivatives at the minimum of a non-negative argument ---------------------------------------
+#
+# sqrt(u) has an infinite derivative at u = 0. When u is non-negative by construction (a square,
+# an absolute value, a variance, relu(x), ...), u = 0 is a minimum of u, so the derivative of u
+# itself vanishes there (or, for |x| at 0, is taken as 0): the chain rule multiplies inf by 0 and
+# gives NaN although the composite (|v| = sqrt(v**2), std over one element, sqrt(relu(x)) for
+# x < 0) is locally constant or has a finite one-sided slope. The derivative of sqrt is taken as
+# 0 there, which makes those gradients 0, as the simplified graphs give.
+
+_NONNEGATIVE_IF_ALL = (Add, Mul, TrueDiv, Cast, Sqrt)  # non-negative when every input is
+_NONNEGATIVE_REDUCTIONS = (Add, Mul, Maximum)
+
+
+def _is_nonnegative(var: Variable, depth: int = 12) -> bool:
+    """Whether ``var`` is real and >= 0 whatever the values of the graph's inputs."""
+    if getattr(var.type, "dtype", "complex") in complex_dtypes:
+        return False
+    if isinstance(var, Constant):
+        return _nonnegative_data(var.data)
+    node = var.owner
+    if node is None or depth == 0:
+        return False
+    op, scalar_op = node.op, getattr(node.op, "scalar_op", None)
+    if isinstance(op, DimShuffle):
+        return _is_nonnegative(node.inputs[0], depth - 1)
+    if isinstance(op, CAReduce):
+        return isinstance(scalar_op, _NONNEGATIVE_REDUCTIONS) and _is_nonnegative(node.inputs[0])
+    if not isinstance(op, Elemwise):
+        return False
+    if isinstance(scalar_op, (Sqr, Abs)):
+        return True
+    check = any if isinstance(scalar_op, Maximum) else all
+    if isinstance(scalar_op, (Maximum, *_NONNEGATIVE_IF_ALL)):
+        return check(_is_nonnegative(i, depth - 1) for i in node.inputs)
+    return False
+
+
+def _nonnegative_data(data: Any) -> bool:
+    data = np.asarray(data)
+    return data.dtype.kind in "biuf" and bool(np.all(data >= 0))
+
+
+def _zero_at_minimum(term: Variable, inp: Variable) -> Variable:
+    """``term`` (a derivative of sqrt) replaced by 0 where ``inp`` is 0 at its minimum."""
+    if is_null(term) or is_disconnected(term) or not _is_nonnegative(inp):
+        return term
+    at_zero = Elemwise(eq)(inp, constant(0, dtype=inp.type.dtype))
+    return Elemwise(switch)(at_zero, constant(0, dtype=term.type.dtype), term)
 
 
 def _check_runtime_broadcast(node: Apply, inputs: list) -> None:

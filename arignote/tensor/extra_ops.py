@@ -23,7 +23,7 @@ from arignote.tensor.alloc import (
     static_int,
     tri,
 )
-from arignote.tensor.basic import as_tensor_variable, constant
+from arignote.tensor.basic import as_index_variable, as_tensor_variable, constant
 from arignote.tensor.elemwise import DimShuffle
 from arignote.tensor.indexing_ops import bincount, diff
 from arignote.tensor.join import join, split
@@ -249,7 +249,7 @@ def flipud(x: Any) -> Variable:
 
 
 def _as_counts(counts: Any, context: str) -> Variable:
-    counts = as_tensor_variable(counts)
+    counts = as_index_variable(counts)
     if counts.type.ndim > 1 or counts.type.dtype not in integer_dtypes:
         raise TypeError(
             f"{context}: repeats must be an integer scalar or vector, got {counts.type}"

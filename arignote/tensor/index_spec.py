@@ -237,7 +237,7 @@ def check_value_fits(op: Any, x: Variable, y: Variable, target: tuple) -> None:
     if y.type.dtype != x.type.dtype:
         raise TypeError(f"{op}: y has dtype {y.type.dtype}, x has {x.type.dtype}; cast y first")
     if y.type.ndim > len(target):
-        raise ValueError(
+        raise TypeError(
             f"{op}: cannot write a {y.type.ndim}-d value into a {len(target)}-d subtensor"
         )
     for y_len, t_len in zip(y.type.shape[::-1], target[::-1]):

@@ -13,7 +13,7 @@ from arignote.scalar.basic import grad_dtype, integer_dtypes, upcast
 from arignote.tensor import math as tm
 from arignote.tensor.advanced_subtensor import broadcast_lengths
 from arignote.tensor.alloc import broadcast_to
-from arignote.tensor.basic import as_tensor_variable
+from arignote.tensor.basic import as_index_variable, as_tensor_variable
 from arignote.tensor.elemwise import broadcast_static_shape
 from arignote.tensor.index_spec import check_runtime_value, sum_to_type
 from arignote.tensor.join import concatenate
@@ -51,7 +51,7 @@ def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> 
     if axis is None:
         a, axis = flatten(a), 0
     axis = normalize_axis(axis, a.type.ndim, "take")
-    indices = as_tensor_variable(indices)
+    indices = as_index_variable(indices)
     _check_integer("take", indices, "indices")
     if mode == "wrap":
         indices = tm.mod(indices, shape_i(a, axis))
@@ -107,7 +107,7 @@ class TakeAlongAxis(Op):
         self.axis = int(axis)
 
     def make_node(self, arr: Any, indices: Any) -> Apply:
-        arr, indices = as_tensor_variable(arr), as_tensor_variable(indices)
+        arr, indices = as_tensor_variable(arr), as_index_variable(indices)
         shape = _along_axis_shape(str(self), arr, indices, self.axis)
         return Apply(self, [arr, indices], [tensor_type(arr.type.dtype, shape)()])
 
@@ -199,7 +199,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Variable:
     ``arr`` is flattened and ``indices`` must be a vector. Results of ``argsort`` and
     ``argmax(keepdims=True)`` are typical indices.
     """
-    arr, indices = as_tensor_variable(arr), as_tensor_variable(indices)
+    arr, indices = as_tensor_variable(arr), as_index_variable(indices)
     if axis is None:
         if indices.type.ndim != 1:
             raise ValueError("take_along_axis: with axis=None, indices must be a vector")
@@ -275,7 +275,7 @@ class BincountLength(Op):
         self.minlength = int(minlength)
 
     def make_node(self, x: Any) -> Apply:
-        x = as_tensor_variable(x)
+        x = as_index_variable(x)
         return Apply(self, [x], [tensor_type("int64", ())()])
 
     def perform(self, node, inputs, output_storage):
@@ -312,7 +312,7 @@ class BinCount(Op):
         self.minlength = int(minlength)
 
     def make_node(self, x: Any, weights: Any = None) -> Apply:
-        x = as_tensor_variable(x)
+        x = as_index_variable(x)
         if x.type.ndim != 1 or x.type.dtype not in _BINCOUNT_DTYPES:
             raise TypeError(f"bincount: x must be a vector of booleans or integers, got {x.type}")
         inputs, dtype = [x], "int64"
@@ -420,7 +420,7 @@ class Choose(Op):
         self.mode = mode
 
     def make_node(self, a: Any, *choices: Any) -> Apply:
-        inputs = [as_tensor_variable(v) for v in (a, *choices)]
+        inputs = [as_index_variable(a)] + [as_tensor_variable(v) for v in choices]
         if len(inputs) < 2:
             raise ValueError("choose needs at least one choice")
         _check_integer("choose", inputs[0], "a")

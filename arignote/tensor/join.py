@@ -48,7 +48,7 @@ class Join(Op):
             raise ValueError("Join needs at least one tensor")
         ndim = tensors[0].type.ndim
         if any(t.type.ndim != ndim for t in tensors):
-            raise ValueError(
+            raise TypeError(
                 f"Join: all inputs must have the same number of dimensions, got "
                 f"{[str(t.type) for t in tensors]}"
             )
@@ -145,8 +145,9 @@ def stack(tensors: Sequence[Any], axis: int = 0) -> Variable:
         raise ValueError("stack needs at least one tensor")
     ndim = tensors[0].type.ndim
     if any(t.type.ndim != ndim for t in tensors):
-        raise ValueError(
-            f"stack: all tensors must have the same shape, got {[str(t.type) for t in tensors]}"
+        raise TypeError(
+            "stack: all tensors must have the same number of dimensions, got "
+            f"{[str(t.type) for t in tensors]}"
         )
     axis = _normalize_axis(axis, ndim + 1, "stack")
     expanded = [expand_dims(t, axis) for t in tensors]

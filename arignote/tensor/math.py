@@ -394,7 +394,8 @@ class LogSumExp(AxisOp):
         top = np.where(np.isfinite(top), top, 0).astype(dtype, copy=False)
         with np.errstate(divide="ignore"):
             total = np.log(np.sum(np.exp(x - top), axis=self.axis, keepdims=True))
-        output_storage[0][0] = np.squeeze(total + top, axis=self.axis)
+        # 0-d arithmetic gives NumPy scalars: store an array of the declared type
+        output_storage[0][0] = np.asarray(np.squeeze(total + top, axis=self.axis), dtype=dtype)
 
     def L_op(self, inputs, outputs, output_grads):
         (x,), (out,), (gz,) = inputs, outputs, output_grads

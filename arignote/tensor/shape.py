@@ -233,6 +233,8 @@ def specify_broadcastable(x: Any, *axes: int) -> Variable:
     x = as_tensor_variable(x)
     shape = [None] * x.type.ndim
     for a in axes:
+        if not -x.type.ndim <= a < x.type.ndim:  # AxisError is both ValueError and IndexError
+            raise np.exceptions.AxisError(f"specify_broadcastable: axis {a} is out of range")
         shape[a] = 1
     return specify_shape(x, shape)
 

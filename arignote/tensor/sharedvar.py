@@ -15,6 +15,19 @@ from arignote.tensor.variable import _TensorOperators
 class TensorSharedVariable(_TensorOperators, SharedVariable):
     """A shared variable holding an ndarray (its dtype and number of dimensions are fixed)."""
 
+    def get_value(self, borrow: bool = False, return_internal_type: bool = False) -> Any:
+        """The stored value as an ndarray: a copy, or with ``borrow=True`` possibly the stored
+        array itself.
+
+        A compiled backend may keep the value on its device (JAX functions store device
+        arrays): it is copied back to a NumPy array, unless ``return_internal_type`` asks for
+        the stored object itself.
+        """
+        value = self.container.storage[0]
+        if type(value) is np.ndarray or return_internal_type:
+            return super().get_value(borrow, return_internal_type)
+        return np.asarray(value) if borrow else np.array(value, copy=True)
+
 
 @shared_constructor
 def tensor_constructor(

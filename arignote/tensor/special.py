@@ -36,8 +36,10 @@ class Softmax(AxisOp):
     """``exp(x) / sum(exp(x), axis)``: ``scipy.special.softmax(x, axis)``."""
 
     def perform(self, node, inputs, output_storage):
-        e = np.exp(_shifted(inputs[0], self.axis, node.outputs[0].type.dtype))
-        output_storage[0][0] = e / np.sum(e, axis=self.axis, keepdims=True)
+        dtype = node.outputs[0].type.dtype
+        e = np.exp(_shifted(inputs[0], self.axis, dtype))
+        # 0-d arithmetic gives NumPy scalars: store an array of the declared type
+        output_storage[0][0] = np.asarray(e / np.sum(e, axis=self.axis, keepdims=True), dtype)
 
     def L_op(self, inputs, outputs, output_grads):
         (y,), (gy,) = outputs, output_grads
@@ -56,10 +58,11 @@ class LogSoftmax(AxisOp):
     """``x - logsumexp(x, axis)``: ``scipy.special.log_softmax(x, axis)``."""
 
     def perform(self, node, inputs, output_storage):
-        shifted = _shifted(inputs[0], self.axis, node.outputs[0].type.dtype)
+        dtype = node.outputs[0].type.dtype
+        shifted = _shifted(inputs[0], self.axis, dtype)
         with np.errstate(divide="ignore"):  # an all -inf slice gives log(0) = -inf
             total = np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
-        output_storage[0][0] = shifted - total
+        output_storage[0][0] = np.asarray(shifted - total, dtype)
 
     def L_op(self, inputs, outputs, output_grads):
         (y,), (gy,) = outputs, output_grads

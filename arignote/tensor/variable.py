@@ -83,6 +83,12 @@ class _TensorOperators:
         return tm.ge(self, other)
 
     def __bool__(self) -> bool:
+        # Theano's rule: a variable is "set", so ``if persistent:`` (the RBM tutorial's test
+        # for an optional shared chain) means ``is not None``. Only a boolean variable (a
+        # comparison, a logical op) is a symbolic condition whose truth is unknown until run,
+        # as in ``if x > 0:`` or ``a < b < c``; that is refused with the fix.
+        if self.type.dtype != "bool":
+            return True
         raise TypeError(
             f"{self} is symbolic: it has no truth value when the graph is built. Use "
             "arignote.tensor.switch / ifelse for conditions, and `is` to compare variables."

@@ -194,7 +194,7 @@ def test_nested_ops_compute_and_print_their_inner_graphs():
     np.testing.assert_allclose(f(np.zeros(2), np.ones(2)), 2 * np.e + np.zeros(2))
     text = arignote.dprint(outer(y, x), file="str")
     assert "Inner graphs:" in text
-    assert "double_exp{inline=False}" in text and " > Elemwise{add" in text
+    assert "double_exp{inline=False}" in text and " >Elemwise{add" in text
 
 
 def test_equal_graphs_give_equal_ops_and_are_merged():

@@ -34,7 +34,7 @@ def test_fast_path_checks_dtype_ndim_and_static_lengths_and_falls_back(rng, monk
     np.testing.assert_allclose(f(xv, y=yv), expected)  # keyword: general path
     np.testing.assert_allclose(f(xv.astype("float32"), yv), expected, rtol=1e-6)  # dtype
     assert len(general) == 3
-    with pytest.raises(ValueError, match="'y'"):
+    with pytest.raises(TypeError, match="'y'"):
         f(xv, np.ones((3, 4)))  # wrong static length, reported by the general check
 
 

@@ -25,6 +25,7 @@ from arignote.compile.mode import get_mode
 from arignote.graph.basic import Apply
 from arignote.graph.op import Op
 from arignote.graph.rewriting.basic import in2out, node_rewriter
+from arignote.sandbox.rng_mrg import MRG_RandomStreams
 from arignote.tensor.elemwise import Elemwise
 
 
@@ -396,3 +397,27 @@ def test_unrewritten_graph_with_in_place_ops_is_evaluated_in_a_safe_order(xv):
     doubled, tripled = f(xv)
     np.testing.assert_allclose(doubled, 2 * np.exp(xv))
     np.testing.assert_allclose(tripled, 3 * np.exp(xv))
+
+
+def test_shape_check_does_not_overwrite_the_inputs_of_an_inplace_scan():
+    # The shape check of a Scan with a mapped output evaluates the Scan itself; that Scan,
+    # in place on its MRG state, used to advance the values the preallocation check reuses.
+    def build():
+        srng = MRG_RandomStreams(3)
+        v0 = pt.dmatrix("v0")
+
+        def step(v):
+            u = srng.uniform(size=v.shape)
+            return [u * 2, u + v]
+
+        (mapped, traced), updates = arignote.scan(step, outputs_info=[None, v0], n_steps=3)
+        return v0, [mapped[-1], traced[-1]], updates
+
+    v0, outs, updates = build()
+    checked = arignote.function([v0], outs, updates=updates, mode="DebugMode")
+    v0, outs, updates = build()
+    plain = arignote.function([v0], outs, updates=updates, mode="FAST_RUN")
+    start = np.zeros((2, 3))
+    for _ in range(2):
+        for got, want in zip(checked(start), plain(start)):
+            np.testing.assert_allclose(got, want)

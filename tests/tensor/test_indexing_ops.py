@@ -129,12 +129,12 @@ def test_diff_prepend_append(rng):
     # NumPy does not broadcast a 1-d prepend to a matrix: both refuse the mismatch
     with pytest.raises(ValueError):
         np.diff(value, axis=0, prepend=np.ones(4))
-    with pytest.raises(ValueError, match="Join"):
+    with pytest.raises(TypeError, match="Join"):  # a rank mismatch: TypeError, as in PyTensor
         pt.diff(x, axis=0, prepend=np.ones(4))
     expected = np.diff(value, axis=0, prepend=np.ones((1, 4)), append=0)
     got = _run([x], pt.diff(x, axis=0, prepend=np.ones((1, 4)), append=0), value)
     np.testing.assert_allclose(got, expected)
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):  # a 3-d edge for a matrix: a rank mismatch
         pt.diff(pt.tensor(shape=(3, 4)), prepend=np.ones((2, 1, 1)))
 
 

@@ -201,7 +201,7 @@ def test_IncSubtensor_value_checks():
     x = pt.tensor(dtype="float64", shape=(4, 5))
     with pytest.raises(ValueError, match="broadcast"):
         pt.set_subtensor(x[1:3], pt.tensor(dtype="float64", shape=(3, 5)))
-    with pytest.raises(ValueError, match="2-d value into a 1-d subtensor"):
+    with pytest.raises(TypeError, match="2-d value into a 1-d subtensor"):
         pt.set_subtensor(x[0], pt.matrix())
     with pytest.raises(TypeError, match="same_kind"):
         pt.inc_subtensor(pt.lvector()[0], 1.5)

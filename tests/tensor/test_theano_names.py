@@ -79,3 +79,17 @@ def test_extra_ops_keeps_theano_names():
     assert extra_ops.squeeze is pt.squeeze and extra_ops.bincount is pt.bincount
     with pytest.raises(TypeError, match="integer vector"):
         extra_ops.to_one_hot(pt.dvector(), 3)
+
+
+def test_a_variable_is_truthy_but_a_symbolic_condition_is_refused():
+    # Theano programs test optional variables with ``if persistent:`` (the RBM tutorial);
+    # only boolean variables, whose truth is decided at run time, refuse a truth value.
+    chain = arignote.shared(np.zeros((2, 3)))
+    x = pt.dmatrix("x")
+    assert chain and x and x.sum() and pt.constant(0.0)
+    with pytest.raises(TypeError, match="switch"):
+        bool(x < 1)
+    with pytest.raises(TypeError, match="switch"):
+        bool(pt.and_(x > 0, x < 1))
+    with pytest.raises(TypeError, match="switch"):
+        _ = 0 < x < 1

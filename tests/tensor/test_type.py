@@ -70,7 +70,7 @@ def test_filter_accepts_and_converts(value, dtype, shape, expected):
     ("value", "dtype", "shape", "error", "message"),
     [
         (np.ones(3), "float64", (None, None), TypeError, "Wrong number of dimensions"),
-        (np.ones(4), "float64", (3,), ValueError, "not compatible"),
+        (np.ones(4), "float64", (3,), TypeError, "not compatible"),
         (np.ones(3), "float32", (None,), TypeError, "loss of precision"),
         ([1.5], "int64", (None,), TypeError, "changing its value"),
         ("abc", "float64", (), TypeError, "numeric"),

@@ -76,6 +76,30 @@ def node_rewriter(
     return decorator
 
 
+class FromFunctionGraphRewriter(GraphRewriter):
+    """A graph rewriter made from a plain function ``fn(fgraph)`` (see :func:`graph_rewriter`)."""
+
+    def __init__(self, fn: Callable, requirements: Sequence[Callable] = ()) -> None:
+        self.fn = fn
+        self.requirements = tuple(requirements)
+        self.name = getattr(fn, "__name__", None)
+        self.__doc__ = fn.__doc__
+
+    def apply(self, fgraph: FunctionGraph) -> bool:
+        return bool(self.fn(fgraph))
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        super().add_requirements(fgraph)
+        for requirement in self.requirements:
+            requirement(fgraph)
+
+
+def graph_rewriter(fn: Callable) -> FromFunctionGraphRewriter:
+    """Decorator turning ``fn(fgraph)``, which edits the graph in place, into a
+    :class:`GraphRewriter` (its ``rewrite(fgraph)`` attaches the usual features first)."""
+    return FromFunctionGraphRewriter(fn)
+
+
 class SequentialNodeRewriter(NodeRewriter):
     """Tries several node rewriters in turn and returns the first change."""
 

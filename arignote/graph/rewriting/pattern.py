@@ -304,6 +304,8 @@ class PatternNodeRewriter(NodeRewriter):
         if not self._child_ops:
             return False
         present = [i.owner.op for i in node.inputs if i.owner is not None]
+        if len(present) < len(self._child_ops):
+            return True  # (add, (exp, x), (exp, y)) needs two computed inputs
         return not all(any(_op_matches(op, p) for p in present) for op in self._child_ops)
 
     def transform(self, fgraph: Any, node: Apply) -> list | None:

@@ -17,11 +17,21 @@ from arignote.tensor.linalg.decompositions import SVD
 from arignote.tensor.math import abs as tensor_abs
 from arignote.tensor.math import cast, neq, sqr, sqrt
 from arignote.tensor.math import pow as tensor_pow
+from arignote.tensor.pad import pad
 from arignote.tensor.reduction import max as tensor_max
 from arignote.tensor.reduction import min as tensor_min
 from arignote.tensor.reduction import sum as tensor_sum
 
-_REDUCERS = {"max": tensor_max, "min": tensor_min, "sum": tensor_sum}
+
+def _max_from_zero(x: Variable, axis: int) -> Variable:
+    """The maximum of the non-negative ``x`` along ``axis``, 0 where that axis is empty (NumPy's
+    ``max(..., initial=0)``): one zero is appended along the axis before reducing."""
+    axis = axis % x.type.ndim
+    width = [(0, 1) if d == axis else (0, 0) for d in range(x.type.ndim)]
+    return tensor_max(pad(x, width), axis=axis)
+
+
+_REDUCERS = {"max": _max_from_zero, "min": tensor_min, "sum": tensor_sum}
 
 
 def _squared_magnitude(x: Variable) -> Variable:
@@ -59,7 +69,7 @@ def _vector_norm(x: Variable, ord: Any, axis: int) -> Variable:
     if ord is None or ord == 2:
         return sqrt(tensor_sum(_squared_magnitude(x), axis=axis))
     if ord == np.inf:
-        return tensor_max(tensor_abs(x), axis=axis)
+        return _max_from_zero(tensor_abs(x), axis)
     if ord == -np.inf:
         return tensor_min(tensor_abs(x), axis=axis)
     if ord == 0:  # the number of non-zero entries
@@ -93,10 +103,10 @@ def _matrix_norm(x: Variable, ord: Any, rows: int, cols: int) -> Variable:
     if ord in (None, "fro", "f"):
         return sqrt(tensor_sum(_squared_magnitude(x), axis=(rows, cols)))
     if ord in (1, -1):  # largest (smallest) column sum
-        reduce = tensor_max if ord == 1 else tensor_min
+        reduce = _max_from_zero if ord == 1 else tensor_min
         return reduce(tensor_sum(tensor_abs(x), axis=rows), axis=cols - (cols > rows))
     if ord in (np.inf, -np.inf):  # largest (smallest) row sum
-        reduce = tensor_max if ord == np.inf else tensor_min
+        reduce = _max_from_zero if ord == np.inf else tensor_min
         return reduce(tensor_sum(tensor_abs(x), axis=cols), axis=rows - (rows > cols))
     raise ValueError(f"norm: invalid norm order {ord!r} for matrices")
 

@@ -64,8 +64,13 @@ class SolveBase(Op):
 
     def perform(self, node, inputs, output_storage):
         a, b = inputs
+        dtype = node.outputs[0].type.dtype
         if a.shape[-1] != a.shape[-2] or a.shape[-1] != b.shape[-2]:
             raise ValueError(f"{self}: A of shape {a.shape} and B of shape {b.shape} do not fit")
+        if a.size == 0 or b.size == 0:  # SciPy refuses some empty systems: X is empty too
+            shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:]
+            output_storage[0][0] = np.zeros(shape, dtype=dtype)
+            return
         for dim in range(a.ndim - 2):
             sizes = {
                 v.shape[dim] for v, var in zip(inputs, node.inputs) if var.type.shape[dim] != 1
@@ -75,7 +80,7 @@ class SolveBase(Op):
                     f"{self}: batch dimensions of A {a.shape} and B {b.shape} do not match"
                 )
         x = self._solve(a, b)
-        output_storage[0][0] = np.asarray(x, dtype=node.outputs[0].type.dtype)
+        output_storage[0][0] = np.asarray(x, dtype=dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
         a, (a_shape, b_shape) = node.inputs[0], input_shapes

@@ -7,7 +7,12 @@ between calls of a compiled function through its ``default_update``, and
 ``RandomStream(seed)`` makes such generators for every draw.
 """
 
+# PyTensor keeps the multivariate draws in random.basic and normalize_size_param in
+# random.utils; arignote defines them in multivariate / op, so bind them at those paths too.
+from arignote.tensor.random import basic as _basic
+from arignote.tensor.random import multivariate as _multivariate
 from arignote.tensor.random import rewriting
+from arignote.tensor.random import utils as _utils
 from arignote.tensor.random.basic import *
 from arignote.tensor.random.multivariate import *
 from arignote.tensor.random.op import RandomVariable, normalize_size_param
@@ -19,3 +24,15 @@ from arignote.tensor.random.type import (
     random_generator_type,
 )
 from arignote.tensor.random.utils import RandomStream
+
+for _name in _multivariate.__all__:
+    setattr(_basic, _name, getattr(_multivariate, _name))
+_utils.normalize_size_param = normalize_size_param
+
+# PyTensor 3: ptr.rng(), ptr.shared_rng(), and draw methods on generator variables
+from arignote.tensor.random import variable
+from arignote.tensor.random.basic import NegativeBinomialRV as NegBinomialRV
+from arignote.tensor.random.basic import negative_binomial as nbinom
+
+_basic.nbinom, _basic.NegBinomialRV = nbinom, NegBinomialRV  # PyTensor's names, in basic too
+from arignote.tensor.random.variable import rng, shared_rng

@@ -120,8 +120,9 @@ def _creation_rank(var: Variable) -> int:
 
 
 def _sort_key(var: Variable) -> tuple:
-    # Constants last, so that ``x * 2`` and ``2 * x`` become the same node.
-    return (isinstance(var, Constant), _creation_rank(var))
+    # Constants first, so that ``x * 2`` and ``2 * x`` become the same node, printed as the
+    # documents write it (the derivative of ``x ** 2`` is ``2.0 * x``).
+    return (not isinstance(var, Constant), _creation_rank(var))
 
 
 def _same_dtype_chain_link(node) -> bool:
@@ -220,6 +221,27 @@ def local_useless_cast(fgraph, node):
 
 @register_rewrite("canonicalize", "casts")
 @node_rewriter([Elemwise])
+def local_float_function_of_cast(fgraph, node):
+    """f(n) -> f(cast(n, float)) for a float function f of an integer or boolean n.
+
+    The function computes in its output dtype anyway (NumPy casts the integers first), so the
+    cast changes nothing; made explicit, it lets the float rules match: ``log(1 - sigmoid(n))``
+    of an int64 ``n`` then becomes ``-softplus(n)`` like its float spelling.
+    """
+    if not isinstance(node.op.scalar_op, ps.FloatUnaryOp) or node.op.inplace_pattern:
+        return None
+    (inp,), (out,) = node.inputs, node.outputs
+    if inp.type.dtype not in discrete_dtypes or not out.type.dtype.startswith("float"):
+        return None
+    new = node.op(cast(inp, out.type.dtype))
+    if new.type != out.type:
+        return None
+    copy_stack_trace(out, new)
+    return [new]
+
+
+@register_rewrite("canonicalize", "casts")
+@node_rewriter([Elemwise])
 def local_cast_cast(fgraph, node):
     """cast(cast(x, t1), t2) -> cast(x, t2) when the cast to t1 loses nothing."""
     outer = _cast_op_dtype(node)
@@ -295,11 +317,13 @@ SPECIALIZE_POWERS = [
 register_patterns("specialize", SPECIALIZE_POWERS, same_dtype=True)  # int8 ** 0.5 is float64
 
 # NOTE: after "specialize", whose BLAS rewrites look for scaled products (2 * dot(a, b)).
+# Off by default ("experimental"): fused elementwise loops make the two equally fast, and the
+# documents show the derivative of x ** 2 compiled as ``2.0 * x``.
 UNCANONICALIZE_CHEAPER = [
     ((mul, x, 2), (add, x, x)),  # x * 2 -> x + x  (an add is never slower than a multiply)
 ]
 # same_dtype: a bool doubled is 2, a bool added to itself True; int8 * 2.0 is a float
-register_patterns("uncanonicalize", UNCANONICALIZE_CHEAPER, same_dtype=True)
+register_patterns(("uncanonicalize", "experimental"), UNCANONICALIZE_CHEAPER, same_dtype=True)
 
 
 def _power_by_squaring(base: Variable, exponent: int) -> Variable:

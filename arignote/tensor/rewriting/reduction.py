@@ -37,6 +37,8 @@ def local_reduce_length_one_axes(fgraph, node):
     squeezed = DimShuffle(x.type.ndim, kept)(x)
     # positions of the remaining reduced axes once the length-1 ones are gone
     rest = tuple(kept.index(a) for a in axes if a not in ones)
+    if rest and len(rest) == len(kept):
+        return None  # a reduction over every axis either way: the dimshuffle would only add
     out = node.outputs[0]
     new = _with_axes(node.op, rest)(squeezed) if rest else squeezed
     new = cast(new, out.type.dtype)

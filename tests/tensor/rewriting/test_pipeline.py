@@ -11,6 +11,7 @@ import arignote
 import arignote.tensor as pt
 from arignote.compile.pipeline import PIPELINES, make_pipeline
 from arignote.config import config
+from arignote.graph.basic import ancestors
 
 NO_REWRITES = arignote.Mode(optimizer=None)
 
@@ -43,11 +44,18 @@ BINARY = {
     "add_neg": lambda a, b: a + -b,
     "chain": lambda a, b: (a + b) + (b * 3) + 1,
 }
+
+
+def _axis(a, k):
+    """Axis ``k`` of ``a``, or every axis when ``a`` has fewer (a reduction made it 0-d)."""
+    return k if a.type.ndim > k else None
+
+
 REDUCE = {
-    "sum0": lambda a: a.sum(axis=0, keepdims=True),
-    "sum1": lambda a: a.sum(axis=1, keepdims=True),
-    "max1": lambda a: a.max(axis=1, keepdims=True),
-    "mean0": lambda a: a.mean(axis=0, keepdims=True),
+    "sum0": lambda a: a.sum(axis=_axis(a, 0), keepdims=True),
+    "sum1": lambda a: a.sum(axis=_axis(a, 1), keepdims=True),
+    "max1": lambda a: a.max(axis=_axis(a, 1), keepdims=True),
+    "mean0": lambda a: a.mean(axis=_axis(a, 0), keepdims=True),
     "sum_all": lambda a: a.sum(),
 }
 
@@ -106,6 +114,10 @@ def _build(steps, extra):
     return inputs, outputs
 
 
+def _has_float32_ancestor(out) -> bool:
+    return any(getattr(v.type, "dtype", None) == "float32" for v in ancestors([out]))
+
+
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
@@ -119,10 +131,12 @@ def test_default_pipeline_preserves_values(graph):
         values = [LEAF_VALUES[v.name](rng) for v in inputs]
         copies = [v.copy() for v in values]
         expected = reference(*values)
-        for got, want in zip(rewritten(*copies), expected):
+        for out, got, want in zip(outputs, rewritten(*copies), expected):
             want = np.asarray(want)
             assert np.asarray(got).dtype == want.dtype
-            tight = want.dtype == np.float64
+            # a float64 result of float32 intermediates is only as precise as they are (sums
+            # of float32 terms in canonical order, log1p(x) for log(1 + x))
+            tight = want.dtype == np.float64 and not _has_float32_ancestor(out)
             np.testing.assert_allclose(got, want, rtol=1e-9 if tight else 1e-5, atol=1e-12)
         for value, copy in zip(values, copies):  # in-place rewrites never touch the inputs
             np.testing.assert_array_equal(copy, value)

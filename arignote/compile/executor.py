@@ -1,0 +1,5 @@
+"""``pytensor.compile.executor``'s path: the compiled ``Function`` (defined in ``compiled``)."""
+
+from arignote.compile.compiled import Function
+
+__all__ = ["Function"]

@@ -1,0 +1,33 @@
+"""Per-op JAX conversions, one module per op family (mirroring ``arignote/tensor/``)."""
+
+from arignote.link.jax.dispatch import (
+    alloc,
+    elemwise,
+    extra_ops,
+    index_map,
+    linalg,
+    pending,
+    products,
+    random,
+    reduction,
+    scalar,
+    shape,
+    subtensor,
+)
+from arignote.link.jax.dispatch.basic import (
+    UNSUPPORTED,
+    DynamicShapeError,
+    UnsupportedOpError,
+    fgraph_to_jax,
+    jax_funcify,
+    unsupported_reason,
+)
+
+__all__ = [
+    "UNSUPPORTED",
+    "DynamicShapeError",
+    "UnsupportedOpError",
+    "fgraph_to_jax",
+    "jax_funcify",
+    "unsupported_reason",
+]

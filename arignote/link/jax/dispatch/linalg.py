@@ -1,0 +1,98 @@
+"""JAX versions of the linear-algebra ops (``arignote/tensor/linalg/``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+from arignote.graph.basic import Apply
+from arignote.link.jax.dispatch.basic import jax_funcify, output_dtypes, register_unsupported
+from arignote.tensor.linalg.decompositions import QR, SVD, Cholesky, Eig, Eigh
+from arignote.tensor.linalg.inverse import Det, MatrixInverse, SlogDet
+from arignote.tensor.linalg.least_squares import Lstsq, MatrixPinv
+from arignote.tensor.linalg.misc import BlockDiagonal, DiagonalBlocks, Expm, ExpmFrechet
+from arignote.tensor.linalg.solve import ChoSolve, Solve, SolveTriangular
+
+register_unsupported(Eig, "jax.numpy.linalg.eig runs on CPU only and is not differentiable")
+
+
+def _cast_outputs(node: Apply, fn: Callable) -> Callable:
+    """``fn`` with its results cast to the node's output dtypes (one or several)."""
+    dtypes = output_dtypes(node)
+    if len(dtypes) == 1:
+        (dtype,) = dtypes
+        return lambda *args: jnp.asarray(fn(*args)).astype(dtype)
+    return lambda *args: tuple(jnp.asarray(r).astype(d) for r, d in zip(fn(*args), dtypes))
+
+
+# op class -> function of (op, node) building the JAX computation on the inputs
+_BUILDERS: dict[type, Callable] = {
+    Cholesky: lambda op, node: lambda x: jsl.cholesky(x, lower=op.lower),
+    MatrixInverse: lambda op, node: jnp.linalg.inv,
+    Det: lambda op, node: jnp.linalg.det,
+    SlogDet: lambda op, node: lambda x: tuple(jnp.linalg.slogdet(x)),
+    Expm: lambda op, node: jsl.expm,
+    ExpmFrechet: lambda op, node: lambda a, e: jsl.expm_frechet(a, e, compute_expm=False),
+    Eigh: lambda op, node: (
+        (lambda x: tuple(jnp.linalg.eigh(x, UPLO=op.uplo)))
+        if op.compute_v
+        else (lambda x: jnp.linalg.eigvalsh(x, UPLO=op.uplo))
+    ),
+    SVD: lambda op, node: (
+        (lambda x: tuple(jnp.linalg.svd(x, full_matrices=op.full_matrices)))
+        if op.compute_uv
+        else (lambda x: jnp.linalg.svd(x, compute_uv=False))
+    ),
+    QR: lambda op, node: (
+        (lambda x: jnp.linalg.qr(x, mode="r"))
+        if op.mode == "r"
+        else (lambda x: tuple(jnp.linalg.qr(x, mode=op.mode)))
+    ),
+    MatrixPinv: lambda op, node: (
+        lambda x: jnp.linalg.pinv(x, rtol=op.cutoff, hermitian=op.hermitian)
+    ),
+    Lstsq: lambda op, node: lambda a, b: tuple(jnp.linalg.lstsq(a, b, rcond=op.rcond)),
+    BlockDiagonal: lambda op, node: jsl.block_diag,
+    Solve: lambda op, node: _solve(op),
+    SolveTriangular: lambda op, node: jnp.vectorize(
+        lambda a, b: jsl.solve_triangular(
+            a, b, trans=op.trans, lower=op.lower, unit_diagonal=op.unit_diagonal
+        ),
+        signature="(n,n),(n,k)->(n,k)",
+    ),
+    ChoSolve: lambda op, node: jnp.vectorize(
+        lambda c, b: jsl.cho_solve((c, op.lower), b), signature="(n,n),(n,k)->(n,k)"
+    ),
+}
+
+
+def _solve(op: Solve) -> Callable:
+    if op.assume_a == "gen":
+        return jnp.linalg.solve
+    assume = "pos" if op.assume_a == "pos" else "sym" if op.assume_a == "sym" else "her"
+    return jnp.vectorize(
+        lambda a, b: jsl.solve(a, b, assume_a=assume), signature="(n,n),(n,k)->(n,k)"
+    )
+
+
+def _linalg(op: Any, node: Apply, **kwargs: Any) -> Callable:
+    return _cast_outputs(node, _BUILDERS[type(op)](op, node))
+
+
+for _cls in _BUILDERS:
+    jax_funcify.register(_cls)(_linalg)
+
+
+@jax_funcify.register(DiagonalBlocks)
+def jax_funcify_DiagonalBlocks(op: DiagonalBlocks, node: Apply, **kwargs: Any) -> Callable:
+    def diagonal_blocks(matrix, *blocks):
+        pieces, row, col = [], 0, 0
+        for block in blocks:
+            rows, cols = jnp.shape(block)
+            pieces.append(matrix[row : row + rows, col : col + cols])
+            row, col = row + rows, col + cols
+        return tuple(pieces) if len(pieces) > 1 else pieces[0]
+
+    return diagonal_blocks

@@ -1,0 +1,180 @@
+"""The deliberate differences between arignote and NumPy or PyTensor, with their reasons.
+
+This list is the single source: the differential harness explains differences with it, and
+``docs/migration-differences.md`` publishes it (``test_deliberate.py`` checks that every entry
+is on that page). An entry matches a difference by its kind, what it is against, the op_db
+entries of the program and, where arignote raised, its error message.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Deliberate:
+    key: str  # short name, used in the harness's summaries and on the documentation page
+    reason: str
+    kinds: tuple[str, ...]  # value, shape, dtype, raises
+    against: tuple[str, ...] = ("numpy", "pytensor")
+    entries: tuple[str, ...] = ()  # the program uses one of these op_db entries ("": any)
+    error: str | None = None  # a regular expression matching arignote's error message
+    detail: str | None = None  # a regular expression matching the difference's description
+
+    def matches(self, diff, realized) -> bool:
+        if diff.kind not in self.kinds or diff.against not in self.against:
+            return False
+        if self.entries and not set(self.entries) & set(diff.entries):
+            return False
+        if self.detail is not None and re.search(self.detail, diff.detail) is None:
+            return False
+        return self.error is None or re.search(self.error, diff.error or "") is not None
+
+
+DELIBERATE: tuple[Deliberate, ...] = (
+    Deliberate(
+        "runtime-broadcasting",
+        "A dimension broadcasts only where its static type says its length is 1 (PyTensor 3's "
+        "rule, checked in every mode): a length that is 1 only at run time is an error against "
+        "any other length, 0 included, where NumPy would broadcast. The gradient needs to know "
+        "statically which dimensions to sum over. Use specify_broadcastable or a static shape.",
+        kinds=("raises",),
+        error=r"[Rr]untime broadcasting is not allowed|only dimensions of static length 1 may be "
+        r"broadcast|does not declare that dimension broadcastable|Alloc: cannot broadcast a value"
+        r"|batch dimensions of A .* and B .* do not match|batch dimensions of the inputs do not "
+        r"match",
+    ),
+    Deliberate(
+        "integer-rounding-dtype",
+        "floor, ceil and trunc of integers keep the integer dtype, as NumPy 2 does; PyTensor "
+        "returns float64.",
+        kinds=("dtype",),
+        against=("pytensor",),
+        entries=("floor", "ceil", "trunc"),
+    ),
+    Deliberate(
+        "squeeze-static",
+        "squeeze() without axes removes the dimensions whose static length is 1, as PyTensor "
+        "does: the output's rank must be known when the graph is built. NumPy also removes "
+        "dimensions that have length 1 only at run time.",
+        kinds=("shape",),
+        against=("numpy",),
+        entries=("squeeze",),
+    ),
+    Deliberate(
+        "small-integer-exp-float16",
+        "Elementwise functions of booleans and 8-bit integers (and softmax, log_softmax, "
+        "logsumexp) compute in float16, the dtype NumPy's ufuncs give them; references built "
+        "on scipy.special compute them in float64.",
+        kinds=("dtype",),
+        against=("numpy",),
+        detail="dtype float16 != float64",
+    ),
+    Deliberate(
+        "factorial-exact-int64",
+        "factorial_exact computes in int64: above 20! it raises OverflowError, where SciPy's "
+        "factorial(exact=True) returns Python integers.",
+        kinds=("raises",),
+        against=("numpy",),
+        entries=("factorial_exact",),
+        error="Python int too large to convert to C long",
+    ),
+    Deliberate(
+        "bincount-empty-weights-dtype",
+        "bincount with weights returns float64 (the dtype of a sum of weights) even when x is "
+        "empty; NumPy returns int64 in that one case.",
+        kinds=("dtype",),
+        against=("numpy",),
+        entries=("bincount",),
+        detail="dtype float64 != int64",
+    ),
+    Deliberate(
+        "complex-of-small-types",
+        "complex(re, im) of booleans and integers of 8 or 16 bits is complex64 (the complex "
+        "type of the float type NumPy gives them); the reference re + 1j * im is complex128.",
+        kinds=("dtype",),
+        against=("numpy",),
+        entries=("complex",),
+        detail="dtype complex64 != complex128",
+    ),
+    Deliberate(
+        "complex-of-infinite-parts",
+        "complex(re, im) builds re + i im exactly, also when im is infinite; the reference "
+        "re + 1j * im multiplies 1j by inf, which makes the real part NaN (0 * inf).",
+        kinds=("value",),
+        against=("numpy",),
+        entries=("complex",),
+        detail=r"inf.*!= .*nan",
+    ),
+    Deliberate(
+        "factorial-of-nothing-dtype",
+        "factorial of an empty array is float64, as for any other array; scipy.special's "
+        "factorial returns int64 for empty integer arrays only.",
+        kinds=("dtype",),
+        against=("numpy",),
+        entries=("factorial",),
+        detail="dtype float64 != int64",
+    ),
+    Deliberate(
+        "segment-sum-keeps-dtype",
+        "SegmentSum (the op of repeat's gradient) keeps its input's dtype; NumPy's "
+        "add.reduceat promotes booleans to int64.",
+        kinds=("dtype",),
+        against=("numpy",),
+        entries=("SegmentSum",),
+        detail="dtype bool != int64",
+    ),
+    Deliberate(
+        "linalg-of-small-types",
+        "Linear algebra of booleans and small integers computes in float64, as numpy.linalg "
+        "does; scipy.linalg's LAPACK wrappers pick float32 for them.",
+        kinds=("dtype",),
+        against=("numpy",),
+        entries=("cho_solve", "solve_triangular", "solve", "cholesky", "expm", "lstsq", "pinv"),
+        detail="dtype float64 != float32",
+    ),
+    Deliberate(
+        "gradient-has-the-input-dtype",
+        "A gradient has the dtype of the variable it is taken with respect to (float64 for a "
+        "float64 input cast to float32 on the way); PyTensor gives it the dtype of the cast.",
+        kinds=("dtype",),
+        against=("pytensor",),
+        entries=("cast", "astype"),
+        detail=r"^gradient \d+: dtype float64 != float32",
+    ),
+)
+
+# Defects found by the harness and not fixed yet: reported, so that they stay visible, and
+# explained here so that CI stays green meanwhile. Each names the regression test to write.
+KNOWN_DEFECTS: tuple[Deliberate, ...] = (
+    Deliberate(
+        "linalg-gradient-runtime-shape",
+        "The gradients of svd(full_matrices=True) (through U or Vh) and of qr are implemented "
+        "for square matrices and for matrices with at least as many rows as columns, "
+        "respectively, and refused when the graph is built for matrices known statically to be "
+        "outside that case. For a matrix whose shape is known only at run time and falls "
+        "outside it, the gradient graph fails when it runs (shapes not aligned, a triangular "
+        "solve that does not fit) instead of refusing clearly.",
+        kinds=("raises",),
+        against=("numpy",),
+        entries=("svd", "qr"),
+        error=r"Dot: shapes .* are not aligned|objects cannot be broadcast to a single shape"
+        r"|SolveTriangular.* do not fit",
+    ),
+)
+
+
+PYTENSOR_DIFFERS = "pytensor-differs-from-numpy"
+
+
+def explain(diff, realized) -> str | None:
+    """The key of the deliberate difference that explains ``diff``, or None.
+
+    A difference with PyTensor where arignote agrees with NumPy (and, for gradients, with
+    finite differences) is PyTensor's: it is explained as ``pytensor-differs-from-numpy``.
+    """
+    found = next((d.key for d in DELIBERATE + KNOWN_DEFECTS if d.matches(diff, realized)), None)
+    if found is None and getattr(diff, "pytensor_differs_from_numpy", False):
+        return PYTENSOR_DIFFERS
+    return found

@@ -1,0 +1,73 @@
+"""op_db entries: arignote.tensor.special_functions (scipy.special references)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.special as sp
+
+import arignote.tensor as pt
+from tests.op_db.core import FLOAT_DTYPES, OpInfo, Sample, register
+
+
+def _static_first(params, low, high, signed=False):
+    """A constant parameter (no derivative in it) beside a non-square x in [low, high]."""
+
+    def samples(rng):
+        x = rng.uniform(low, high, size=(3, len(params)))
+        if signed:
+            x = x * rng.choice([-1.0, 1.0], size=x.shape)
+        return [Sample((np.asarray(params), x), name="params", static=(0,))]
+
+    return samples
+
+
+def _two_static(a, b, low, high):
+    def samples(rng):
+        y = rng.uniform(low, high, size=(3, len(a)))
+        return [Sample((np.asarray(a), np.asarray(b), y), name="params", static=(0, 1))]
+
+    return samples
+
+
+def _hyp2f1_samples(rng):
+    z = rng.uniform(-0.8, 0.8, size=(3, 4))
+    return [
+        Sample((0.5, 1.5, 2.5, z), name="params", static=(0, 1, 2)),
+        Sample((np.array([1.0, -0.5, 2.0, 0.3]), 1.2, 3.1, z), name="vec_a", static=(0, 1, 2)),
+    ]
+
+
+def _owens_samples(rng):
+    return [Sample((rng.uniform(-2, 2, size=(3, 4)), rng.uniform(-2, 2, size=(3, 4))))]
+
+
+def _entry(name, fn, ref, samples, **kwargs):
+    return OpInfo(name, fn, ref, samples, dtypes=FLOAT_DTYPES, op_class=pt.Elemwise, **kwargs)
+
+
+register(
+    _entry("kv", pt.kv, sp.kv, _static_first([0.5, 1.0, 1.5, 2.5], 0.5, 3.0)),
+    _entry("kve", pt.kve, sp.kve, _static_first([0.5, 1.0, 1.5, 2.5], 0.5, 3.0)),
+    _entry("kn", pt.kn, sp.kn, _static_first(np.array([0, 1, 2, 3]), 0.5, 3.0)),
+    _entry("ive", pt.ive, sp.ive, _static_first([0.5, 1.0, 1.5, 2.5], 0.3, 3.0)),
+    # negative x only for integer orders (a real order gives a complex value there: NaN)
+    _entry("ive[signed]", pt.ive, sp.ive, _static_first([0.0, 1.0, 2.0, 3.0], 0.3, 3.0, True)),
+    _entry(
+        "gammaincinv", pt.gammaincinv, sp.gammaincinv, _static_first([0.5, 1.0, 2.5, 4.0], 0.1, 0.9)
+    ),
+    _entry(
+        "gammainccinv",
+        pt.gammainccinv,
+        sp.gammainccinv,
+        _static_first([0.5, 1.0, 2.5, 4.0], 0.1, 0.9),
+    ),
+    _entry(
+        "betaincinv",
+        pt.betaincinv,
+        sp.betaincinv,
+        _two_static([0.5, 1.0, 2.5, 4.0], [1.5, 2.0, 0.7, 3.0], 0.1, 0.9),
+        rtol=1e-5,
+    ),
+    _entry("hyp2f1", pt.hyp2f1, sp.hyp2f1, _hyp2f1_samples),
+    _entry("owens_t", pt.owens_t, sp.owens_t, _owens_samples),
+)
