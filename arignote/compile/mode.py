@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -194,3 +195,25 @@ def get_mode(mode: str | Mode | None) -> Mode:
             raise ValueError(f"Unknown mode {mode!r}; known: {sorted(predefined_modes)}")
         return found() if callable(found) and not isinstance(found, Mode) else found
     raise TypeError(f"mode must be a Mode or a mode name, got {mode!r}")
+
+
+# -- the Numba backend (imported on first use, never by ``import arignote``) -------------------
+
+
+def _numba_linker(**options: Any) -> Linker:
+    # only arignote.link.numba may import numba; importlib keeps this import at the call site
+    return importlib.import_module("arignote.link.numba").NumbaLinker(**options)
+
+
+_NUMBA_MODE: list[Mode] = []
+
+
+def numba_mode() -> Mode:
+    """The mode named "NUMBA": the whole graph compiled by numba (``fast_run`` rewrites)."""
+    if not _NUMBA_MODE:
+        _NUMBA_MODE.append(Mode("numba", "fast_run"))
+    return _NUMBA_MODE[0]
+
+
+LINKERS["numba"] = _numba_linker
+predefined_modes["NUMBA"] = numba_mode

@@ -1,0 +1,39 @@
+"""Native kernels per op family (mirroring ``arignote/tensor/``), and the dispatcher."""
+
+from arignote.link.numba.dispatch import (
+    alloc,
+    blas,
+    elemwise,
+    products,
+    reduction,
+    shape,
+    subtensor,
+)
+from arignote.link.numba.dispatch.basic import (
+    BY_NAME,
+    FALLBACKS,
+    NotNative,
+    compile_source,
+    kernel_for,
+    numba_funcify,
+    numba_type,
+    register_fallback,
+)
+
+__all__ = [
+    "BY_NAME",
+    "FALLBACKS",
+    "NotNative",
+    "alloc",
+    "blas",
+    "compile_source",
+    "elemwise",
+    "kernel_for",
+    "numba_funcify",
+    "numba_type",
+    "products",
+    "reduction",
+    "register_fallback",
+    "shape",
+    "subtensor",
+]

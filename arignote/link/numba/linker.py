@@ -1,0 +1,99 @@
+"""``NumbaLinker``: the rewritten graph becomes one function compiled by ``numba.njit``.
+
+``fgraph_convert`` writes one Python function calling each node's kernel (see
+:mod:`arignote.link.numba.dispatch`) in topological order, values in local variables and
+constants as globals, and compiles it with ``numba.njit`` as a whole: a call of the compiled
+function is one native call. Numba compiles it at the first call, for the argument types of
+that call (later calls with the same types reuse the machine code).
+
+A graph whose inputs or outputs cannot enter native code (random generators, Python objects)
+runs on the Python VM as a whole; :data:`WHOLE_GRAPH_FALLBACKS` lists those types with the
+reason, and ``runner.fallbacks`` says which nodes did not run natively, and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from arignote.graph.basic import Apply, Constant, Variable
+from arignote.graph.fg import FunctionGraph
+from arignote.link.jit import JITLinker, JITRunner
+from arignote.link.numba.dispatch import NotNative, compile_source, kernel_for, numba_type
+from arignote.link.vm import VMLinker
+
+#: Value types that cannot enter native code: a graph with one as input or output runs on the
+#: Python VM (by type name, with the reason).
+WHOLE_GRAPH_FALLBACKS: dict[str, str] = {
+    "RandomGeneratorType": "a NumPy Generator is a Python object numba cannot take as argument",
+}
+
+
+class NumbaLinker(JITLinker):
+    """Compiles a whole graph with ``numba.njit`` (see the module docstring).
+
+    In-place rewrites are left out: kernels write fresh outputs (numba reuses nothing across
+    calls, and a native in-place kernel would have to honour every destroy_map).
+    """
+
+    required_rewrites: tuple[str, ...] = ("fusion",)
+    incompatible_rewrites: tuple[str, ...] = ("inplace",)
+
+    def fgraph_convert(self, fgraph: FunctionGraph, **kwargs: Any) -> Callable[..., tuple]:
+        """``fn(*input_arrays) -> tuple_of_output_arrays``, jitted by numba."""
+        return convert(fgraph)[0]
+
+    def make_runner(self) -> JITRunner:
+        fgraph = self._graph()
+        reason = whole_graph_fallback(fgraph)
+        if reason is not None:
+            runner = VMLinker().accept(fgraph, self.no_recycling, self.profile).make_runner()
+            runner.fallbacks = {None: reason}
+            return runner
+        function, fallbacks = convert(fgraph)
+        runner = JITRunner(fgraph, function, str(self))
+        runner.fallbacks = fallbacks
+        return runner
+
+
+def whole_graph_fallback(fgraph: FunctionGraph) -> str | None:
+    """Why ``fgraph`` cannot run natively as a whole (None when it can)."""
+    for var in list(fgraph.inputs) + list(fgraph.outputs):
+        reason = WHOLE_GRAPH_FALLBACKS.get(type(var.type).__name__)
+        if reason is not None:
+            return f"{var.type}: {reason}"
+        try:
+            numba_type(var)
+        except NotNative as err:
+            return str(err)
+    return None
+
+
+def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, NotNative]]:
+    """The jitted graph function and the nodes running in object mode (with the reason)."""
+    names: dict[Variable, str] = {var: f"i{k}" for k, var in enumerate(fgraph.inputs)}
+    namespace: dict[str, Any] = {}
+    fallbacks: dict[Apply, NotNative] = {}
+    lines = [f"def graph({', '.join(names[v] for v in fgraph.inputs)}):"]
+    for position, node in enumerate(fgraph.toposort()):
+        kernel, reason = kernel_for(node)
+        if reason is not None:
+            fallbacks[node] = reason
+        namespace[f"k{position}"] = kernel
+        args = ", ".join(_name_of(v, names, namespace) for v in node.inputs)
+        outs = [f"v{position}_{j}" for j in range(len(node.outputs))]
+        names.update(zip(node.outputs, outs))
+        target = outs[0] if len(outs) == 1 else ", ".join(outs)
+        lines.append(f"    {target} = k{position}({args})")
+    results = [_name_of(v, names, namespace) for v in fgraph.outputs]
+    lines.append(f"    return ({''.join(r + ', ' for r in results)})")
+    return compile_source("\n".join(lines) + "\n", "graph", namespace), fallbacks
+
+
+def _name_of(var: Variable, names: dict, namespace: dict) -> str:
+    """The expression for ``var`` in the generated code (constants become globals)."""
+    if isinstance(var, Constant):
+        name = f"c{len(namespace)}"
+        namespace[name] = var.data
+        return name
+    return names[var]
