@@ -50,8 +50,7 @@ def _join(op: Join, node: Apply) -> Callable:
     if any(i.type.dtype != dtype for i in node.inputs):
         parts = "".join(f"i{k}.astype(np.{dtype}), " for k in range(len(node.inputs)))
     return _kernel(
-        f"def kernel({_arguments(node)}):\n"
-        f"    return np.concatenate(({parts}), axis={op.axis})\n"
+        f"def kernel({_arguments(node)}):\n    return np.concatenate(({parts}), axis={op.axis})\n"
     )
 
 

@@ -89,7 +89,7 @@ def numba_type(var: Any) -> Any:
 def compile_source(source: str, name: str, namespace: dict[str, Any]) -> Callable:
     """``name`` defined by ``source``, compiled with ``numba.njit`` (inlined into callers)."""
     scope = {"np": np, "numba": numba, **namespace}
-    exec(compile(source, f"<arignote.numba {name}>", "exec"), scope)  # noqa: S102
+    exec(compile(source, f"<arignote.numba {name}>", "exec"), scope)
     return numba.njit(scope[name], inline="never", cache=False)
 
 

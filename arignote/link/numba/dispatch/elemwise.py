@@ -12,7 +12,7 @@ import math as _math
 from collections.abc import Callable
 
 from arignote.graph.basic import Apply, Constant
-from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
+from arignote.link.numba.dispatch.basic import compile_source, numba_funcify
 from arignote.link.numba.dispatch.scalar import cast, scalar_expressions
 from arignote.scalar.composite import Composite
 from arignote.tensor.elemwise import DimShuffle, Elemwise

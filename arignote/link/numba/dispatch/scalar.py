@@ -167,7 +167,8 @@ def _round_half_away(op, args, dtypes):
     if not dtypes[0].startswith("float"):
         return x  # integers and booleans stay as they are
     # |x - trunc(x)| is exact in floating point (x + 0.5 is not): compare it with 1/2
-    return f"(np.trunc({x}) + np.sign({x}) if np.abs({x} - np.trunc({x})) >= 0.5 else np.trunc({x}))"
+    t = f"np.trunc({x})"
+    return f"({t} + np.sign({x}) if np.abs({x} - {t}) >= 0.5 else {t})"
 
 
 @expression(logical.IsClose)
