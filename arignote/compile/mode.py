@@ -215,5 +215,22 @@ def numba_mode() -> Mode:
     return _NUMBA_MODE[0]
 
 
+def _tiered_linker(**options: Any) -> Linker:
+    return importlib.import_module("arignote.link.numba.tiered").TieredLinker(**options)
+
+
+_TIERED_MODE: list[Mode] = []
+
+
+def tiered_mode() -> Mode:
+    """The mode named "TIERED": the VM at once, numba's native code when compiled in the
+    background (see :mod:`arignote.link.numba.tiered`)."""
+    if not _TIERED_MODE:
+        _TIERED_MODE.append(Mode("numba_tiered", "fast_run"))
+    return _TIERED_MODE[0]
+
+
 LINKERS["numba"] = _numba_linker
+LINKERS["numba_tiered"] = _tiered_linker
 predefined_modes["NUMBA"] = numba_mode
+predefined_modes["TIERED"] = tiered_mode

@@ -158,3 +158,27 @@ def test_trust_input_and_checks(rng):
     native.trust_input = True
     value = rng.normal(size=4)
     np.testing.assert_allclose(native(value), np.exp(value))
+
+
+def test_native_report_names_each_node():
+    x = pt.dmatrix("x")
+    native = arignote.function([x], pt.cumsum(pt.exp(x), axis=0), mode="NUMBA")
+    report = numba_backend.native_report(native.runner).splitlines()
+    assert len(report) == len(native.maker.fgraph.apply_nodes)
+    assert any(line.endswith(": native") for line in report)
+    assert any("object mode (CumOp" in line for line in report)
+
+
+def test_tiered_mode_runs_the_vm_first_then_native_code(rng):
+    x, y = pt.dvector("x"), pt.dvector("y")
+    out = (pt.exp(x) * y).sum() + pt.log1p(x**2)
+    f = arignote.function([x, y], out, mode="TIERED")
+    runner = f.runner
+    assert not runner.is_native
+    values = [rng.normal(size=5), rng.normal(size=5)]
+    expected = arignote.function([x, y], out)(*values)
+    np.testing.assert_allclose(f(*values), expected)  # first call: on the VM
+    assert runner.wait(timeout=300), runner.native_error
+    assert runner.fallbacks == {}
+    np.testing.assert_allclose(f(*values), expected, rtol=1e-12)
+    assert f(*values).dtype == expected.dtype

@@ -52,10 +52,11 @@ def _first_sample_float64(cases):
 
 ONE_PER_ENTRY = list(_first_sample_float64(CASES))
 DEFAULT = [c for c in ONE_PER_ENTRY if c.values[0].name in REPRESENTATIVE]
+_DEFAULT_IDS = {c.id for c in DEFAULT}
 SLOW = [
     pytest.param(*c.values, id=c.id, marks=pytest.mark.slow)
     for c in CASES
-    if c.values[0].name not in REPRESENTATIVE or c not in DEFAULT
+    if c.id not in _DEFAULT_IDS
 ]
 
 
@@ -76,7 +77,7 @@ def _check_entry(request, info, sample, dtype):
             assert not any(np.shares_memory(value, v) for v in values if isinstance(v, np.ndarray))
 
 
-@pytest.mark.parametrize(("info", "sample", "dtype"), [c.values for c in DEFAULT])
+@pytest.mark.parametrize(("info", "sample", "dtype"), DEFAULT)
 def test_representative_entries_on_numba(request, info, sample, dtype):
     _check_entry(request, info, sample, dtype)
 

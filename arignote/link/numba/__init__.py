@@ -9,14 +9,23 @@ generated Python function calling each node's kernel in topological order, compi
 registered per op class with :func:`numba_funcify` in ``dispatch/<family>.py``. A node without
 a native kernel runs its ``perform`` in object mode; :data:`FALLBACKS` lists every op allowed
 to do so with the reason, and ``f.runner.fallbacks`` maps the nodes of a compiled function
-that do to the reason. A graph with random generators as inputs or outputs runs on the
-Python VM as a whole (:data:`WHOLE_GRAPH_FALLBACKS`).
+that do to the reason (``native_report(f.runner)`` prints it per node). A graph with random
+generators as inputs or outputs runs on the Python VM as a whole
+(:data:`WHOLE_GRAPH_FALLBACKS`). ``mode="TIERED"`` runs on the VM until the native function,
+compiled in a background thread, is ready (:mod:`arignote.link.numba.tiered`).
 """
 
 from arignote.link.basic import register_linker
 from arignote.link.numba.dispatch import FALLBACKS, NotNative, numba_funcify
-from arignote.link.numba.linker import WHOLE_GRAPH_FALLBACKS, NumbaLinker
+from arignote.link.numba.linker import WHOLE_GRAPH_FALLBACKS, NumbaLinker, native_report
 
 register_linker("numba", NumbaLinker)
 
-__all__ = ["FALLBACKS", "WHOLE_GRAPH_FALLBACKS", "NotNative", "NumbaLinker", "numba_funcify"]
+__all__ = [
+    "FALLBACKS",
+    "WHOLE_GRAPH_FALLBACKS",
+    "NotNative",
+    "NumbaLinker",
+    "native_report",
+    "numba_funcify",
+]

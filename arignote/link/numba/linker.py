@@ -97,3 +97,18 @@ def _name_of(var: Variable, names: dict, namespace: dict) -> str:
         namespace[name] = var.data
         return name
     return names[var]
+
+
+def native_report(runner: Any) -> str:
+    """One line per node of a compiled function's runner: native, or why not.
+
+    ``native_report(f.runner)`` for ``f = function(..., mode="NUMBA")``.
+    """
+    fallbacks = getattr(runner, "fallbacks", {})
+    if None in fallbacks:
+        return f"whole graph on the Python VM: {fallbacks[None]}"
+    lines = []
+    for node in runner.fgraph.toposort():
+        why = fallbacks.get(node)
+        lines.append(f"{node.op}: " + ("native" if why is None else f"object mode ({why})"))
+    return "\n".join(lines)

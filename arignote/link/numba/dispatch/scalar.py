@@ -158,7 +158,18 @@ def _xlogy(op, args, dtypes):
 
 @expression(rounding.RoundHalfToEven)
 def _round_half_even(op, args, dtypes):
-    return f"np.rint({args[0]})"
+    x, d = args[0], op.decimals
+    if not dtypes[0].startswith("float"):
+        if d < 0:
+            raise NotNative("RoundHalfToEven", "integer rounding to tens is not written")
+        return x  # np.round leaves integers as they are
+    if d == 0:
+        return f"np.rint({x})"
+    # NumPy's own method: scale by 10^d, round half to even, scale back
+    scale = f"{cast(dtypes[0])}({10.0 ** abs(d)!r})"
+    if d > 0:
+        return f"(np.rint({x} * {scale}) / {scale})"
+    return f"(np.rint({x} / {scale}) * {scale})"
 
 
 @expression(rounding.RoundHalfAwayFromZero)
