@@ -6,8 +6,8 @@ constants as globals, and compiles it with ``numba.njit`` as a whole: a call of 
 function is one native call. Numba compiles it at the first call, for the argument types of
 that call (later calls with the same types reuse the machine code).
 
-A graph whose inputs or outputs cannot enter native code (random generators, Python objects)
-runs on the Python VM as a whole; :data:`WHOLE_GRAPH_FALLBACKS` lists those types with the
+A graph holding values that cannot enter native code (random generators, Python objects) runs
+on the Python VM as a whole; :data:`WHOLE_GRAPH_FALLBACKS` lists those types with the
 reason, and ``runner.fallbacks`` says which nodes did not run natively, and why.
 """
 
@@ -57,8 +57,9 @@ class NumbaLinker(JITLinker):
 
 
 def whole_graph_fallback(fgraph: FunctionGraph) -> str | None:
-    """Why ``fgraph`` cannot run natively as a whole (None when it can)."""
-    for var in list(fgraph.inputs) + list(fgraph.outputs):
+    """Why ``fgraph`` cannot run natively as a whole (None when it can): some value in it
+    (an input, an output, a constant or an intermediate) cannot enter native code."""
+    for var in fgraph.variables:
         reason = WHOLE_GRAPH_FALLBACKS.get(type(var.type).__name__)
         if reason is not None:
             return f"{var.type}: {reason}"

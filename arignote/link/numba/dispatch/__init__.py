@@ -17,7 +17,6 @@ from arignote.link.numba.dispatch.basic import (
     kernel_for,
     numba_funcify,
     numba_type,
-    register_fallback,
 )
 
 __all__ = [
@@ -33,7 +32,6 @@ __all__ = [
     "numba_type",
     "products",
     "reduction",
-    "register_fallback",
     "shape",
     "subtensor",
 ]

@@ -6,7 +6,8 @@ the node has several outputs). Families register theirs with ``@numba_funcify.re
 
 An op without a native kernel runs its ``perform`` through ``numba.objmode`` (a call back into
 the interpreter from native code). Every such fallback must be listed in :data:`FALLBACKS` with
-its reason; ``fallback_reason(node)`` says why a node is not native (None when it is).
+its reason (:mod:`arignote.link.numba.dispatch.fallbacks`); ``kernel_for(node)`` says why a
+node is not native.
 """
 
 from __future__ import annotations
@@ -20,11 +21,8 @@ import numpy as np
 import numba
 from arignote.graph.basic import Apply
 from arignote.graph.op import Op
+from arignote.link.numba.dispatch.fallbacks import FALLBACKS as FALLBACKS  # the registry
 from arignote.tensor.type import TensorType
-
-#: Ops that run their ``perform`` in object mode, by class name, with the reason. A test over
-#: the op database fails on any fallback not listed here.
-FALLBACKS: dict[str, str] = {}
 
 #: Kernel factories for op classes defined above this layer (``arignote.compile``), which this
 #: package cannot import: looked up by the class's qualified name.
@@ -43,11 +41,6 @@ class NotNative(Exception):
         super().__init__(f"{key}: {reason}")
         self.key = key
         self.reason = reason
-
-
-def register_fallback(name: str, reason: str) -> None:
-    """List the op class ``name`` as running in object mode, for ``reason``."""
-    FALLBACKS[name] = reason
 
 
 def _qualified(op: Op) -> str:
