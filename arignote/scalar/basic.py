@@ -365,12 +365,16 @@ class ScalarOp(Op):
         if outputs[k].type.dtype in discrete_dtypes:
             return None
         real_part = self._tangent_part(inputs, outputs, k, eval_points, 1)
-        if not is_complex(outputs[k]) or real_part is None or is_null(real_part):
+        if not is_complex(outputs[k]) or is_null(real_part):
             return real_part
         imag_part = self._tangent_part(inputs, outputs, k, eval_points, 1j)
-        if imag_part is None or is_null(imag_part):
+        if is_null(imag_part) or (real_part is None and imag_part is None):
             return imag_part
-        return _COMPLEX_PARTS["complex"](real_part, imag_part)
+        # A part without tangent is zero (as in Elemwise): the other part still moves.
+        zero = constant(0, {"complex64": "float32"}.get(outputs[k].type.dtype, "float64"))
+        return _COMPLEX_PARTS["complex"](
+            zero if real_part is None else real_part, zero if imag_part is None else imag_part
+        )
 
     def _tangent_part(self, inputs, outputs, k: int, eval_points, seed) -> Any:
         seeds = [constant(seed if j == k else 0, grad_dtype(o)) for j, o in enumerate(outputs)]

@@ -9,7 +9,15 @@ import pytest
 import arignote
 import arignote.scalar as ps
 from arignote.gradient import grad
-from arignote.scalar.basic import conj_if_complex, convert_weak_scalars, probed_output_types
+from arignote.graph.basic import Constant
+from arignote.graph.grad_types import disconnected
+from arignote.scalar.basic import (
+    UnaryScalarOp,
+    conj_if_complex,
+    convert_weak_scalars,
+    get_scalar_type,
+    probed_output_types,
+)
 
 
 def test_probed_output_types_follow_the_numpy_function():
@@ -70,3 +78,26 @@ def test_weak_scalars_take_the_dtype_of_the_ufunc_loop():
         ps.add(x8, 300)
     got = arignote.function([x8], [ps.lt(x8, 300), ps.gt(x8, -1000), ps.eq(x8, 300)])(100)
     assert [bool(g) for g in got] == [True, True, False]
+
+
+class _RealToComplex(UnaryScalarOp):
+    """x -> x + 0j, whose imaginary part does not depend on x (its partial is disconnected)."""
+
+    nfunc = staticmethod(lambda x: np.asarray(x, dtype="complex128"))
+
+    def output_types(self, types):
+        return [get_scalar_type("complex128")]
+
+    def L_op(self, inputs, outputs, output_grads):
+        (g,) = output_grads
+        if isinstance(g, Constant) and np.imag(g.data) != 0:
+            return [disconnected()]  # the cotangent i: Im(y) does not depend on x
+        return [ps.real(g)]
+
+
+def test_a_part_without_tangent_counts_as_zero_as_in_elemwise():
+    x, v = ps.float64("x"), ps.float64("v")
+    (tangent,) = _RealToComplex().R_op([x], [v])
+    assert tangent is not None  # the real part moves even though the imaginary part cannot
+    f = arignote.function([x, v], tangent, on_unused_input="ignore")
+    assert f(np.float64(1.0), np.float64(3.0)) == 3.0 + 0j
