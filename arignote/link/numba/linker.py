@@ -16,11 +16,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from arignote.graph.basic import Apply, Constant, Variable
+from arignote.graph.codegen import CodeBuilder
 from arignote.graph.fg import FunctionGraph
 from arignote.link.jit import JITLinker, JITRunner
 from arignote.link.numba.dispatch import NotNative, compile_source, kernel_for, numba_type
 from arignote.link.vm import VMLinker
+from arignote.tensor.type import TensorType
 
 #: Value types that cannot enter native code: a graph with one as input or output runs on the
 #: Python VM (by type name, with the reason).
@@ -41,7 +45,7 @@ class NumbaLinker(JITLinker):
 
     def fgraph_convert(self, fgraph: FunctionGraph, **kwargs: Any) -> Callable[..., tuple]:
         """``fn(*input_arrays) -> tuple_of_output_arrays``, jitted by numba."""
-        return convert(fgraph)[0]
+        return _boundary(fgraph, convert(fgraph)[0])
 
     def make_runner(self) -> JITRunner:
         fgraph = self._graph()
@@ -50,10 +54,16 @@ class NumbaLinker(JITLinker):
             runner = VMLinker().accept(fgraph, self.no_recycling, self.profile).make_runner()
             runner.fallbacks = {None: reason}
             return runner
-        function, fallbacks = convert(fgraph)
-        runner = JITRunner(fgraph, function, str(self))
-        runner.fallbacks = fallbacks
-        return runner
+        graph, fallbacks = convert(fgraph)
+        return native_runner(fgraph, graph, fallbacks, str(self))
+
+
+def native_runner(fgraph: FunctionGraph, graph: Callable, fallbacks: dict, name: str) -> JITRunner:
+    """The runner of a converted graph; its ``run`` is the generated boundary itself."""
+    runner = JITRunner(fgraph, _boundary(fgraph, graph), name)
+    runner.run = _boundary(fgraph, graph, packed=True)  # type: ignore[method-assign]
+    runner.fallbacks = fallbacks
+    return runner
 
 
 def whole_graph_fallback(fgraph: FunctionGraph) -> str | None:
@@ -86,9 +96,50 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
         names.update(zip(node.outputs, outs))
         target = outs[0] if len(outs) == 1 else ", ".join(outs)
         lines.append(f"    {target} = k{position}({args})")
-    results = [_name_of(v, names, namespace) for v in fgraph.outputs]
+    results = [_result(v, names, namespace) for v in fgraph.outputs]
     lines.append(f"    return ({''.join(r + ', ' for r in results)})")
-    return compile_source("\n".join(lines) + "\n", "graph", namespace), fallbacks
+    graph = compile_source("\n".join(lines) + "\n", "graph", namespace)
+    return graph, fallbacks
+
+
+def _is_0d(var: Variable) -> bool:
+    return isinstance(var.type, TensorType) and var.type.ndim == 0
+
+
+def _result(var: Variable, names: dict, namespace: dict) -> str:
+    # A 0-d output leaves native code as a number: numba boxes numbers about ten times faster
+    # than arrays, and the boundary makes the 0-d array (of the exact dtype) in Python.
+    name = _name_of(var, names, namespace)
+    return f"{name}[()]" if _is_0d(var) else name
+
+
+def _boundary(fgraph: FunctionGraph, graph: Callable, packed: bool = False) -> Callable:
+    """The Python function around the jitted one, turning numbers back into 0-d arrays.
+
+    ``packed=False``: ``call(*inputs) -> tuple`` (the JIT linker's contract). ``packed=True``:
+    ``run(inputs) -> list``, the runner's own ``run``, so that a call goes from the function's
+    entry point to native code through a single Python frame.
+    """
+    code = CodeBuilder("<arignote numba boundary>")
+    code.namespace.update(graph=graph, array=np.array)
+    args = "".join(f"i{k}, " for k in range(len(fgraph.inputs)))
+    if packed:
+        code.line("def call(inputs):", 0)
+        if args:
+            code.line(f"{args}= inputs")
+    else:
+        code.line(f"def call({args}):", 0)
+    outs = [f"r{k}" for k in range(len(fgraph.outputs))]
+    code.line(f"{''.join(o + ', ' for o in outs)}= graph({args})" if outs else f"graph({args})")
+    converted = []
+    for out, var in zip(outs, fgraph.outputs):
+        if _is_0d(var):
+            dtype = code.name("dtype", np.dtype(var.type.dtype))
+            out = f"array({out}, {dtype})"
+        converted.append(out)
+    opening, closing = ("[", "]") if packed else ("(", ")")
+    code.line(f"return {opening}{''.join(c + ', ' for c in converted)}{closing}")
+    return code.build("call").function
 
 
 def _name_of(var: Variable, names: dict, namespace: dict) -> str:

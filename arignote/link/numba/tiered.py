@@ -19,7 +19,7 @@ import numpy as np
 from arignote.graph.fg import FunctionGraph
 from arignote.link.basic import Runner
 from arignote.link.jit import JITRunner
-from arignote.link.numba.linker import NumbaLinker, convert, whole_graph_fallback
+from arignote.link.numba.linker import NumbaLinker, convert, native_runner, whole_graph_fallback
 from arignote.link.vm import VMLinker
 
 
@@ -88,11 +88,12 @@ class TieredRunner(Runner):
 
     def _compile(self, samples: list) -> None:
         try:
-            function, fallbacks = convert(self.fgraph)
-            function(*samples)  # compiles for these argument types
+            graph, fallbacks = convert(self.fgraph)
+            native = native_runner(self.fgraph, graph, fallbacks, self.name)
+            native.run(samples)  # compiles for these argument types
         except Exception as err:  # stay on the VM, say why
             self.native_error = err
             return
         self.fallbacks = fallbacks
-        self.native = JITRunner(self.fgraph, function, self.name)
+        self.native = native
         self._current = self.native  # one reference assignment: calls switch atomically
