@@ -182,3 +182,31 @@ def test_tiered_mode_runs_the_vm_first_then_native_code(rng):
     assert runner.fallbacks == {}
     np.testing.assert_allclose(f(*values), expected, rtol=1e-12)
     assert f(*values).dtype == expected.dtype
+
+
+_UNARY = [pt.exp, pt.tanh, pt.abs, pt.sigmoid, lambda v: pt.log1p(v * v), lambda v: v.sum(axis=0)]
+_BINARY = [pt.add, pt.mul, pt.sub, pt.maximum, lambda u, v: pt.switch(u > v, u, v * 2)]
+
+
+@pytest.mark.slow
+def test_random_graphs_agree_with_the_vm():
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+
+    @hypothesis.settings(max_examples=25, deadline=None)
+    @hypothesis.given(st.lists(st.tuples(st.integers(0, 10), st.integers(0, 10)), min_size=1))
+    def check(steps):
+        x, y = pt.dmatrix("x"), pt.dmatrix("y")
+        pool = [x, y]
+        for a, b in steps[:8]:
+            u, v = pool[a % len(pool)], pool[b % len(pool)]
+            if u.ndim != v.ndim:
+                pool.append(_UNARY[a % 5](u))
+            elif a % 2:
+                pool.append(_BINARY[b % len(_BINARY)](u, v))
+            else:
+                pool.append(_UNARY[b % len(_UNARY)](u))
+        values = [np.linspace(-1, 1, 12).reshape(3, 4), np.linspace(2, -1, 12).reshape(3, 4)]
+        _compare([x, y], pool[2:], values)
+
+    check()
