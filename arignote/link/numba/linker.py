@@ -22,6 +22,7 @@ from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.codegen import CodeBuilder
 from arignote.graph.fg import FunctionGraph
 from arignote.link.jit import JITLinker, JITRunner
+from arignote.link.numba.cache import cacheable, load_graph
 from arignote.link.numba.dispatch import NotNative, compile_source, kernel_for, numba_type
 from arignote.link.vm import VMLinker
 from arignote.tensor.type import TensorType
@@ -85,12 +86,14 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
     names: dict[Variable, str] = {var: f"i{k}" for k, var in enumerate(fgraph.inputs)}
     namespace: dict[str, Any] = {}
     fallbacks: dict[Apply, NotNative] = {}
+    kernels: list = []
     lines = [f"def graph({', '.join(names[v] for v in fgraph.inputs)}):"]
     for position, node in enumerate(fgraph.toposort()):
         kernel, reason = kernel_for(node)
         if reason is not None:
             fallbacks[node] = reason
         namespace[f"k{position}"] = kernel
+        kernels.append(kernel)
         args = ", ".join(_name_of(v, names, namespace) for v in node.inputs)
         outs = [f"v{position}_{j}" for j in range(len(node.outputs))]
         names.update(zip(node.outputs, outs))
@@ -98,8 +101,14 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
         lines.append(f"    {target} = k{position}({args})")
     results = [_result(v, names, namespace) for v in fgraph.outputs]
     lines.append(f"    return ({''.join(r + ', ' for r in results)})")
-    graph = compile_source("\n".join(lines) + "\n", "graph", namespace)
-    return graph, fallbacks
+    source = "\n".join(lines) + "\n"
+    if not fallbacks and cacheable(kernels):
+        constants = {k: v for k, v in namespace.items() if k.startswith("c")}
+        try:
+            return load_graph(kernels, source, constants), fallbacks
+        except OSError:  # no writable cache directory: compile in memory
+            pass
+    return compile_source(source, "graph", namespace), fallbacks
 
 
 def _is_0d(var: Variable) -> bool:

@@ -80,10 +80,17 @@ def numba_type(var: Any) -> Any:
 
 
 def compile_source(source: str, name: str, namespace: dict[str, Any]) -> Callable:
-    """``name`` defined by ``source``, compiled with ``numba.njit`` (inlined into callers)."""
+    """``name`` defined by ``source``, compiled with ``numba.njit`` (lazily, at its first call).
+
+    The source and the extra globals stay on the result (``arignote_source``,
+    ``arignote_namespace``) so that the disk cache can write the whole graph as one module.
+    """
     scope = {"np": np, "numba": numba, **namespace}
     exec(compile(source, f"<arignote.numba {name}>", "exec"), scope)
-    return numba.njit(scope[name], inline="never", cache=False)
+    jitted = numba.njit(scope[name], cache=False)
+    jitted.arignote_source = source
+    jitted.arignote_namespace = namespace
+    return jitted
 
 
 # -- object mode ------------------------------------------------------------------------------
