@@ -12,7 +12,9 @@ to do so with the reason, and ``f.runner.fallbacks`` maps the nodes of a compile
 that do to the reason (``native_report(f.runner)`` prints it per node). A graph with random
 generators as inputs or outputs runs on the Python VM as a whole
 (:data:`WHOLE_GRAPH_FALLBACKS`). ``mode="TIERED"`` runs on the VM until the native function,
-compiled in a background thread, is ready (:mod:`arignote.link.numba.tiered`).
+compiled in a background thread, is ready (:mod:`arignote.link.numba.tiered`). Native code is
+cached on disk and shared by processes (:mod:`arignote.link.numba.cache`;
+``$ARIGNOTE_CACHE_DIR`` overrides the location).
 """
 
 from arignote.link.basic import register_linker
