@@ -24,8 +24,8 @@ def _private_cache(tmp_path_factory):
 
 
 def _both(inputs, outputs):
-    native = arignote.function(inputs, outputs, mode="NUMBA")
-    vm = arignote.function(inputs, outputs, mode="FAST_RUN")
+    native = arignote.function(inputs, outputs, mode="NUMBA", on_unused_input="ignore")
+    vm = arignote.function(inputs, outputs, mode="FAST_RUN", on_unused_input="ignore")
     return native, vm
 
 
