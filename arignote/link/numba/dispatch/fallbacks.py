@@ -97,7 +97,6 @@ FALLBACKS: dict[str, str] = {
         [
             "AllocDiag",
             "ARange",
-            "CumOp",
             "Einsum",
             "ExtractDiag",
             "Eye",
