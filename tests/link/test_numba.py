@@ -176,6 +176,17 @@ def test_cumulative_sums_and_products_are_native(rng):
     _compare([x, y], outputs, values, rtol=1e-14)
 
 
+def test_logsumexp_in_two_passes_with_infinities(rng):
+    x = pt.tensor("x", dtype="float64", shape=(None, None, None))
+    y = pt.fvector("y")
+    outputs = [pt.logsumexp(x, axis=1), pt.logsumexp(x), pt.logsumexp(x, axis=(0, 2))]
+    outputs.append(pt.logsumexp(y))
+    value = rng.normal(size=(2, 3, 4))
+    value[0, 0, 0] = np.inf
+    value[1, :, 1] = -np.inf
+    _compare([x, y], outputs, [value, rng.normal(size=5).astype("float32")], rtol=1e-6)
+
+
 def test_native_report_names_each_node():
     x = pt.dmatrix("x")
     native = arignote.function([x], pt.sort(pt.exp(x), axis=0), mode="NUMBA")

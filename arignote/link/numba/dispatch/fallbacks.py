@@ -91,7 +91,7 @@ FALLBACKS: dict[str, str] = {
     # sorting and searching
     **dict.fromkeys(["Argsort", "BinCount", "Nonzero", "SearchSorted", "Sort", "Unique"], _SORTING),
     # reductions with an index or two passes
-    **dict.fromkeys(["Argmax", "Argmin", "LogSumExp", "LogSoftmax", "Softmax"], _NOT_WRITTEN),
+    **dict.fromkeys(["Argmax", "Argmin", "LogSoftmax", "Softmax"], _NOT_WRITTEN),
     # extra ops, creation, joining
     **dict.fromkeys(
         [
