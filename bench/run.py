@@ -85,6 +85,12 @@ def _w1_arignote(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -
     workload.calls["arignote"] = lambda: f(a_value, b_value)
     workload.calls["arignote trust_input"] = lambda: trusted(a_value, b_value)
     _add_arignote_jax(workload, [a, b], a * b + pt.exp(a) - pt.log(b), (a_value, b_value))
+    if _have("numba"):
+        out = a * b + pt.exp(a) - pt.log(b)
+        native = arignote.function([a, b], out, mode="NUMBA")
+        native_trusted = arignote.function([a, b], out, mode="NUMBA", trust_input=True)
+        workload.calls["arignote NUMBA"] = lambda: native(a_value, b_value)
+        workload.calls["arignote NUMBA trust_input"] = lambda: native_trusted(a_value, b_value)
 
 
 def _w1_pytensor(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -> None:
@@ -171,6 +177,11 @@ def _w2_arignote(y: np.ndarray, workload: Workload, mu_v, ls_v) -> None:
     trusted = arignote.function([mu, log_sigma], outputs, trust_input=True)
     workload.calls["arignote"] = lambda: f(mu_v, ls_v)
     workload.calls["arignote trust_input"] = lambda: trusted(mu_v, ls_v)
+    if _have("numba"):
+        native = arignote.function([mu, log_sigma], outputs, mode="NUMBA")
+        native_trusted = arignote.function([mu, log_sigma], outputs, mode="NUMBA", trust_input=True)
+        workload.calls["arignote NUMBA"] = lambda: native(mu_v, ls_v)
+        workload.calls["arignote NUMBA trust_input"] = lambda: native_trusted(mu_v, ls_v)
 
 
 def _w2_pytensor(y: np.ndarray, workload: Workload, mu_v, ls_v) -> None:

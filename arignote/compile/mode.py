@@ -239,3 +239,42 @@ def get_mode(mode: str | Mode | None) -> Mode:
 def get_default_mode() -> Mode:
     """The mode ``function()`` uses when given none: ``get_mode(config.mode)``."""
     return get_mode(None)
+
+
+# -- the Numba backend (imported on first use, never by ``import arignote``) -------------------
+
+
+def _numba_linker(**options: Any) -> Linker:
+    # only arignote.link.numba may import numba; importlib keeps this import at the call site
+    return importlib.import_module("arignote.link.numba").NumbaLinker(**options)
+
+
+_NUMBA_MODE: list[Mode] = []
+
+
+def numba_mode() -> Mode:
+    """The mode named "NUMBA": the whole graph compiled by numba (``fast_run`` rewrites)."""
+    if not _NUMBA_MODE:
+        _NUMBA_MODE.append(Mode("numba", "fast_run"))
+    return _NUMBA_MODE[0]
+
+
+def _tiered_linker(**options: Any) -> Linker:
+    return importlib.import_module("arignote.link.numba.tiered").TieredLinker(**options)
+
+
+_TIERED_MODE: list[Mode] = []
+
+
+def tiered_mode() -> Mode:
+    """The mode named "TIERED": the VM at once, numba's native code when compiled in the
+    background (see :mod:`arignote.link.numba.tiered`)."""
+    if not _TIERED_MODE:
+        _TIERED_MODE.append(Mode("numba_tiered", "fast_run"))
+    return _TIERED_MODE[0]
+
+
+LINKERS["numba"] = _numba_linker
+LINKERS["numba_tiered"] = _tiered_linker
+predefined_modes["NUMBA"] = numba_mode
+predefined_modes["TIERED"] = tiered_mode

@@ -1,0 +1,33 @@
+"""The Numba backend: ``function(..., mode="NUMBA")`` compiles the whole graph natively.
+
+Only this package imports numba; ``import arignote`` does not (the mode named "NUMBA" imports
+it the first time it is used, see ``arignote.compile.mode``).
+
+The rewritten graph (default pipeline with fusion, without in-place rewrites) becomes one
+generated Python function calling each node's kernel in topological order, compiled by
+``numba.njit`` as a whole at the first call: a call is one native call. Kernels are
+registered per op class with :func:`numba_funcify` in ``dispatch/<family>.py``. A node without
+a native kernel runs its ``perform`` in object mode; :data:`FALLBACKS` lists every op allowed
+to do so with the reason, and ``f.runner.fallbacks`` maps the nodes of a compiled function
+that do to the reason (``native_report(f.runner)`` prints it per node). A graph with random
+generators as inputs or outputs runs on the Python VM as a whole
+(:data:`WHOLE_GRAPH_FALLBACKS`). ``mode="TIERED"`` runs on the VM until the native function,
+compiled in a background thread, is ready (:mod:`arignote.link.numba.tiered`). Native code is
+cached on disk and shared by processes (:mod:`arignote.link.numba.cache`;
+``$ARIGNOTE_CACHE_DIR`` overrides the location).
+"""
+
+from arignote.link.basic import register_linker
+from arignote.link.numba.dispatch import FALLBACKS, NotNative, numba_funcify
+from arignote.link.numba.linker import WHOLE_GRAPH_FALLBACKS, NumbaLinker, native_report
+
+register_linker("numba", NumbaLinker)
+
+__all__ = [
+    "FALLBACKS",
+    "WHOLE_GRAPH_FALLBACKS",
+    "NotNative",
+    "NumbaLinker",
+    "native_report",
+    "numba_funcify",
+]

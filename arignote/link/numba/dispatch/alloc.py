@@ -1,0 +1,81 @@
+"""Native kernels of creation and joining ops (``Alloc``, ``MakeVector``, ``Join``), the
+tensor/scalar conversions, and the compiler's ``DeepCopyOp``/``ViewOp``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from arignote.graph.basic import Apply
+from arignote.link.numba.dispatch.basic import BY_NAME, compile_source, numba_funcify
+from arignote.tensor.alloc import Alloc
+from arignote.tensor.basic import MakeVector, ScalarFromTensor, TensorFromScalar
+from arignote.tensor.join import Join
+
+
+def _arguments(node: Apply) -> str:
+    return ", ".join(f"i{k}" for k in range(len(node.inputs)))
+
+
+def _kernel(source: str) -> Callable:
+    return compile_source(source, "kernel", {})
+
+
+@numba_funcify.register(Alloc)
+def _alloc(op: Alloc, node: Apply) -> Callable:
+    nshape = len(node.inputs) - 1
+    shape = "(" + "".join(f"i{k + 1}[()], " for k in range(nshape)) + ")"
+    value = "i0[()]" if node.inputs[0].type.ndim == 0 else "i0"
+    return _kernel(
+        f"def kernel({_arguments(node)}):\n"
+        f"    out = np.empty({shape}, dtype=np.{node.outputs[0].type.dtype})\n"
+        f"    out[...] = {value}\n"
+        "    return out\n"
+    )
+
+
+@numba_funcify.register(MakeVector)
+def _make_vector(op: MakeVector, node: Apply) -> Callable:
+    n = len(node.inputs)
+    fills = "".join(f"    out[{k}] = i{k}[()]\n" for k in range(n))
+    return _kernel(
+        f"def kernel({_arguments(node)}):\n"
+        f"    out = np.empty({n}, dtype=np.{op.dtype})\n" + fills + "    return out\n"
+    )
+
+
+@numba_funcify.register(Join)
+def _join(op: Join, node: Apply) -> Callable:
+    dtype = node.outputs[0].type.dtype
+    parts = "".join(f"np.asarray(i{k}, dtype=np.{dtype}), " for k in range(len(node.inputs)))
+    if any(i.type.dtype != dtype for i in node.inputs):
+        parts = "".join(f"i{k}.astype(np.{dtype}), " for k in range(len(node.inputs)))
+    return _kernel(
+        f"def kernel({_arguments(node)}):\n    return np.concatenate(({parts}), axis={op.axis})\n"
+    )
+
+
+@numba_funcify.register(TensorFromScalar)
+def _tensor_from_scalar(op: TensorFromScalar, node: Apply) -> Callable:
+    return _kernel(
+        "def kernel(x):\n"
+        f"    out = np.empty((), dtype=np.{node.outputs[0].type.dtype})\n"
+        "    out[()] = x\n"
+        "    return out\n"
+    )
+
+
+@numba_funcify.register(ScalarFromTensor)
+def _scalar_from_tensor(op: ScalarFromTensor, node: Apply) -> Callable:
+    return _kernel("def kernel(x):\n    return x[()]\n")
+
+
+def _deep_copy(op, node: Apply) -> Callable:
+    return _kernel("def kernel(x):\n    return x.copy()\n")
+
+
+def _view(op, node: Apply) -> Callable:
+    return _kernel("def kernel(x):\n    return x\n")
+
+
+BY_NAME["arignote.compile.ops.DeepCopyOp"] = _deep_copy
+BY_NAME["arignote.compile.ops.ViewOp"] = _view

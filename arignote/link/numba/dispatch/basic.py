@@ -1,0 +1,133 @@
+"""The dispatcher of native kernels, the object-mode fallback and its registry.
+
+``numba_funcify(op, node)`` returns a kernel for one Apply node: a function, compilable by
+``numba.njit``, that takes the node's input values and returns its output value (a tuple when
+the node has several outputs). Families register theirs with ``@numba_funcify.register``.
+
+An op without a native kernel runs its ``perform`` through ``numba.objmode`` (a call back into
+the interpreter from native code). Every such fallback must be listed in :data:`FALLBACKS` with
+its reason (:mod:`arignote.link.numba.dispatch.fallbacks`); ``kernel_for(node)`` says why a
+node is not native.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import singledispatch
+from typing import Any
+
+import numpy as np
+
+import numba
+from arignote.graph.basic import Apply
+from arignote.graph.op import Op
+from arignote.link.numba.dispatch.fallbacks import FALLBACKS as FALLBACKS  # the registry
+from arignote.tensor.type import TensorType
+
+#: Kernel factories for op classes defined above this layer (``arignote.compile``), which this
+#: package cannot import: looked up by the class's qualified name.
+BY_NAME: dict[str, Callable[[Op, Apply], Callable]] = {}
+
+
+class NotNative(Exception):
+    """Raised by a kernel factory that cannot handle this particular node (a dtype, an
+    unsupported scalar op...): the node then falls back to object mode.
+
+    ``key`` is the name the fallback is registered under in :data:`FALLBACKS` (the op class,
+    or the scalar op class for elementwise ops and reductions).
+    """
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"{key}: {reason}")
+        self.key = key
+        self.reason = reason
+
+
+def _qualified(op: Op) -> str:
+    cls = type(op)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+@singledispatch
+def numba_funcify(op: Op, node: Apply) -> Callable:
+    """The native kernel of ``node`` (see the module docstring); raises ``NotNative``."""
+    factory = BY_NAME.get(_qualified(op))
+    if factory is None:
+        raise NotNative(type(op).__name__, "no native kernel")
+    return factory(op, node)
+
+
+def kernel_for(node: Apply) -> tuple[Callable, NotNative | None]:
+    """``(kernel, None)`` for a native node, ``(object-mode kernel, why)`` otherwise."""
+    try:
+        return numba_funcify(node.op, node), None
+    except NotNative as why:
+        return objmode_kernel(node), why
+
+
+# -- types ------------------------------------------------------------------------------------
+
+
+def numba_type(var: Any) -> Any:
+    """The numba type of the values of ``var`` (arrays of any layout for tensors)."""
+    vtype = var.type
+    if isinstance(vtype, TensorType):
+        return numba.types.Array(numba.from_dtype(np.dtype(vtype.dtype)), vtype.ndim, "A")
+    dtype = getattr(vtype, "dtype", None)
+    if dtype is not None:  # scalar types
+        return numba.from_dtype(np.dtype(dtype))
+    raise NotNative(type(vtype).__name__, f"values of type {vtype} cannot enter native code")
+
+
+def compile_source(source: str, name: str, namespace: dict[str, Any]) -> Callable:
+    """``name`` defined by ``source``, compiled with ``numba.njit`` (lazily, at its first call).
+
+    The source and the extra globals stay on the result (``arignote_source``,
+    ``arignote_namespace``) so that the disk cache can write the whole graph as one module.
+    """
+    scope = {"np": np, "numba": numba, **namespace}
+    exec(compile(source, f"<arignote.numba {name}>", "exec"), scope)
+    jitted = numba.njit(scope[name], cache=False)
+    jitted.arignote_source = source
+    jitted.arignote_namespace = namespace
+    return jitted
+
+
+# -- object mode ------------------------------------------------------------------------------
+
+
+def objmode_kernel(node: Apply) -> Callable:
+    """A kernel running ``node.op.perform`` in object mode (types fixed by the node)."""
+    perform = _python_perform(node)
+    outs = ", ".join(f"o{k}" for k in range(len(node.outputs)))
+    args = ", ".join(f"i{k}" for k in range(len(node.inputs)))
+    types = {f"t{k}": numba_type(out) for k, out in enumerate(node.outputs)}
+    annotations = ", ".join(f"o{k}=t{k}" for k in range(len(node.outputs)))
+    source = (
+        f"def kernel({args}):\n"
+        f"    with numba.objmode({annotations}):\n"
+        f"        {outs}{',' if len(node.outputs) == 1 else ''} = perform({args})\n"
+        f"    return {outs}\n"
+    )
+    return compile_source(source, "kernel", {"perform": perform, **types})
+
+
+def _python_perform(node: Apply) -> Callable:
+    """``perform`` as a function of values returning a tuple of arrays of the node's dtypes."""
+    makers = [_value_maker(out) for out in node.outputs]
+
+    def perform(*values: Any) -> tuple:
+        cells = [[None] for _ in node.outputs]
+        node.op.perform(node, list(values), cells)
+        return tuple(make(c[0]) for make, c in zip(makers, cells))
+
+    return perform
+
+
+def _value_maker(var: Any) -> Callable[[Any], Any]:
+    """Converts a ``perform`` result to what native code expects for ``var``: an ndarray of
+    its dtype for tensors (a view stays a view), a NumPy scalar for scalars."""
+    dtype = np.dtype(var.type.dtype)
+    if isinstance(var.type, TensorType):
+        return lambda value: np.asarray(value, dtype=dtype)
+    return dtype.type

@@ -1,0 +1,133 @@
+"""Native kernels of ``Elemwise`` (fused ``Composite`` included) and ``DimShuffle``.
+
+An elementwise node becomes one loop nest over the broadcast shape, with the scalar
+expression of its op (every inner node of a Composite, in order) in the innermost body: no
+temporaries, one pass over the data. A dimension is broadcast only where an input's static
+length is 1, as in ``Elemwise.perform``; other lengths must agree at run time.
+"""
+
+from __future__ import annotations
+
+import math as _math
+from collections.abc import Callable
+
+from arignote.graph.basic import Apply, Constant
+from arignote.link.numba.dispatch.basic import compile_source, numba_funcify
+from arignote.link.numba.dispatch.scalar import cast, scalar_expressions
+from arignote.scalar.composite import Composite
+from arignote.tensor.elemwise import DimShuffle, Elemwise
+
+
+@numba_funcify.register(Elemwise)
+def _elemwise(op: Elemwise, node: Apply) -> Callable:
+    body = _scalar_body(op.scalar_op, node)
+    return compile_source(_loop_source(node, body), "kernel", {"math": _math})
+
+
+def _scalar_body(scalar_op, node: Apply) -> list[str]:
+    """Lines computing ``r0, r1, ...`` (one per output) from ``a0, a1, ...`` (the inputs)."""
+    in_dtypes = [i.type.dtype for i in node.inputs]
+    out_dtypes = [o.type.dtype for o in node.outputs]
+    args = [f"a{k}" for k in range(len(node.inputs))]
+    if not isinstance(scalar_op, Composite):
+        exprs = scalar_expressions(scalar_op, args, in_dtypes, out_dtypes)
+        return [f"r{k} = {e}" for k, e in enumerate(exprs)]
+    return _composite_body(scalar_op, args)
+
+
+def _composite_body(comp: Composite, args: list[str]) -> list[str]:
+    names = dict(zip(comp.inputs, args))
+    lines = []
+    for n, inner in enumerate(comp.nodes):
+        inner_args = [_inner_name(v, names) for v in inner.inputs]
+        in_dtypes = [v.type.dtype for v in inner.inputs]
+        out_dtypes = [v.type.dtype for v in inner.outputs]
+        for k, e in enumerate(scalar_expressions(inner.op, inner_args, in_dtypes, out_dtypes)):
+            names[inner.outputs[k]] = f"t{n}_{k}"
+            lines.append(f"t{n}_{k} = {e}")
+    for k, out in enumerate(comp.outputs):
+        lines.append(f"r{k} = {cast(out.type.dtype)}({_inner_name(out, names)})")
+    return lines
+
+
+def _inner_name(var, names: dict) -> str:
+    if isinstance(var, Constant):
+        return f"{cast(var.type.dtype)}({var.data!r})"
+    return names[var]
+
+
+def _loop_source(node: Apply, body: list[str]) -> str:
+    """The kernel: lengths (checked), outputs allocated, one loop nest around ``body``."""
+    ndim = node.outputs[0].type.ndim
+    nin = len(node.inputs)
+    lines = [f"def kernel({', '.join(f'i{k}' for k in range(nin))}):"]
+    lines += _length_lines(node, ndim)
+    shape = "(" + "".join(f"n{d}, " for d in range(ndim)) + ")"
+    for k, out in enumerate(node.outputs):
+        lines.append(f"    o{k} = np.empty({shape}, dtype=np.{out.type.dtype})")
+    indent = "    "
+    for d in range(ndim):
+        lines.append(f"{indent}for j{d} in range(n{d}):")
+        indent += "    "
+    for k, inp in enumerate(node.inputs):
+        lines.append(f"{indent}a{k} = i{k}[{_index(inp, ndim)}]")
+    lines += [indent + line for line in body]
+    out_index = "".join(f"j{d}, " for d in range(ndim)) or "()"
+    for k in range(len(node.outputs)):
+        lines.append(f"{indent}o{k}[{out_index}] = r{k}")
+    outs = ", ".join(f"o{k}" for k in range(len(node.outputs)))
+    lines.append(f"    return {outs}")
+    return "\n".join(lines) + "\n"
+
+
+def _broadcast(inp, d: int) -> bool:
+    return inp.type.shape[d] == 1
+
+
+def _index(inp, ndim: int) -> str:
+    return "".join("0, " if _broadcast(inp, d) else f"j{d}, " for d in range(ndim)) or "()"
+
+
+def _length_lines(node: Apply, ndim: int) -> list[str]:
+    """``n{d}`` = the length of dimension d; inputs not broadcast there must agree."""
+    lines = []
+    for d in range(ndim):
+        sources = [k for k, inp in enumerate(node.inputs) if not _broadcast(inp, d)]
+        if not sources:
+            lines.append(f"    n{d} = 1")
+            continue
+        lines.append(f"    n{d} = i{sources[0]}.shape[{d}]")
+        for k in sources[1:]:
+            lines.append(f"    if i{k}.shape[{d}] != n{d}:")
+            lines.append(
+                f"        raise ValueError('{_op_name(node)}: input lengths differ along "
+                f"dimension {d} (runtime broadcasting is not allowed)')"
+            )
+    return lines
+
+
+def _op_name(node: Apply) -> str:
+    return str(node.op).replace("'", "")[:80]
+
+
+# -- DimShuffle ---------------------------------------------------------------------------------
+
+
+@numba_funcify.register(DimShuffle)
+def _dimshuffle(op: DimShuffle, node: Apply) -> Callable:
+    """A view: transpose the kept dimensions, then reshape to insert/drop length-1 ones.
+
+    Reshaping a transposed (non-contiguous) array is not a view in numba, so the kernel builds
+    the view's strides itself with ``as_strided``.
+    """
+    kept = [d for d in op.new_order if d != "x"]
+    shape_terms = ["1" if d == "x" else f"x.shape[{d}]" for d in op.new_order]
+    stride_terms = ["0" if d == "x" else f"x.strides[{d}]" for d in op.new_order]
+    del kept
+    shape = "(" + "".join(s + ", " for s in shape_terms) + ")"
+    strides = "(" + "".join(s + ", " for s in stride_terms) + ")"
+    source = (
+        "def kernel(x):\n"
+        f"    return np.lib.stride_tricks.as_strided(x, shape={shape}, strides={strides})\n"
+    )
+    return compile_source(source, "kernel", {})

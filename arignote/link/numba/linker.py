@@ -1,0 +1,175 @@
+"""``NumbaLinker``: the rewritten graph becomes one function compiled by ``numba.njit``.
+
+``fgraph_convert`` writes one Python function calling each node's kernel (see
+:mod:`arignote.link.numba.dispatch`) in topological order, values in local variables and
+constants as globals, and compiles it with ``numba.njit`` as a whole: a call of the compiled
+function is one native call. Numba compiles it at the first call, for the argument types of
+that call (later calls with the same types reuse the machine code).
+
+A graph holding values that cannot enter native code (random generators, Python objects) runs
+on the Python VM as a whole; :data:`WHOLE_GRAPH_FALLBACKS` lists those types with the
+reason, and ``runner.fallbacks`` says which nodes did not run natively, and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from arignote.graph.basic import Apply, Constant, Variable
+from arignote.graph.codegen import CodeBuilder
+from arignote.graph.fg import FunctionGraph
+from arignote.link.jit import JITLinker, JITRunner
+from arignote.link.numba.cache import cacheable, load_graph
+from arignote.link.numba.dispatch import NotNative, compile_source, kernel_for, numba_type
+from arignote.link.vm import VMLinker
+from arignote.tensor.type import TensorType
+
+#: Value types that cannot enter native code: a graph with one as input or output runs on the
+#: Python VM (by type name, with the reason).
+WHOLE_GRAPH_FALLBACKS: dict[str, str] = {
+    "RandomGeneratorType": "a NumPy Generator is a Python object numba cannot take as argument",
+}
+
+
+class NumbaLinker(JITLinker):
+    """Compiles a whole graph with ``numba.njit`` (see the module docstring).
+
+    In-place rewrites are left out: kernels write fresh outputs (numba reuses nothing across
+    calls, and a native in-place kernel would have to honour every destroy_map).
+    """
+
+    required_rewrites: tuple[str, ...] = ("fusion",)
+    incompatible_rewrites: tuple[str, ...] = ("inplace",)
+
+    def fgraph_convert(self, fgraph: FunctionGraph, **kwargs: Any) -> Callable[..., tuple]:
+        """``fn(*input_arrays) -> tuple_of_output_arrays``, jitted by numba."""
+        return _boundary(fgraph, convert(fgraph)[0])
+
+    def make_runner(self) -> JITRunner:
+        fgraph = self._graph()
+        reason = whole_graph_fallback(fgraph)
+        if reason is not None:
+            runner = VMLinker().accept(fgraph, self.no_recycling, self.profile).make_runner()
+            runner.fallbacks = {None: reason}
+            return runner
+        graph, fallbacks = convert(fgraph)
+        return native_runner(fgraph, graph, fallbacks, str(self))
+
+
+def native_runner(fgraph: FunctionGraph, graph: Callable, fallbacks: dict, name: str) -> JITRunner:
+    """The runner of a converted graph; its ``run`` is the generated boundary itself."""
+    runner = JITRunner(fgraph, _boundary(fgraph, graph), name)
+    runner.run = _boundary(fgraph, graph, packed=True)  # type: ignore[method-assign]
+    runner.fallbacks = fallbacks
+    return runner
+
+
+def whole_graph_fallback(fgraph: FunctionGraph) -> str | None:
+    """Why ``fgraph`` cannot run natively as a whole (None when it can): some value in it
+    (an input, an output, a constant or an intermediate) cannot enter native code."""
+    for var in fgraph.variables:
+        reason = WHOLE_GRAPH_FALLBACKS.get(type(var.type).__name__)
+        if reason is not None:
+            return f"{var.type}: {reason}"
+        try:
+            numba_type(var)
+        except NotNative as err:
+            return str(err)
+    return None
+
+
+def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, NotNative]]:
+    """The jitted graph function and the nodes running in object mode (with the reason)."""
+    names: dict[Variable, str] = {var: f"i{k}" for k, var in enumerate(fgraph.inputs)}
+    namespace: dict[str, Any] = {}
+    fallbacks: dict[Apply, NotNative] = {}
+    kernels: list = []
+    lines = [f"def graph({', '.join(names[v] for v in fgraph.inputs)}):"]
+    for position, node in enumerate(fgraph.toposort()):
+        kernel, reason = kernel_for(node)
+        if reason is not None:
+            fallbacks[node] = reason
+        namespace[f"k{position}"] = kernel
+        kernels.append(kernel)
+        args = ", ".join(_name_of(v, names, namespace) for v in node.inputs)
+        outs = [f"v{position}_{j}" for j in range(len(node.outputs))]
+        names.update(zip(node.outputs, outs))
+        target = outs[0] if len(outs) == 1 else ", ".join(outs)
+        lines.append(f"    {target} = k{position}({args})")
+    results = [_result(v, names, namespace) for v in fgraph.outputs]
+    lines.append(f"    return ({''.join(r + ', ' for r in results)})")
+    source = "\n".join(lines) + "\n"
+    if not fallbacks and cacheable(kernels):
+        constants = {k: v for k, v in namespace.items() if k.startswith("c")}
+        try:
+            return load_graph(kernels, source, constants), fallbacks
+        except OSError:  # no writable cache directory: compile in memory
+            pass
+    return compile_source(source, "graph", namespace), fallbacks
+
+
+def _is_0d(var: Variable) -> bool:
+    return isinstance(var.type, TensorType) and var.type.ndim == 0
+
+
+def _result(var: Variable, names: dict, namespace: dict) -> str:
+    # A 0-d output leaves native code as a number: numba boxes numbers about ten times faster
+    # than arrays, and the boundary makes the 0-d array (of the exact dtype) in Python.
+    name = _name_of(var, names, namespace)
+    return f"{name}[()]" if _is_0d(var) else name
+
+
+def _boundary(fgraph: FunctionGraph, graph: Callable, packed: bool = False) -> Callable:
+    """The Python function around the jitted one, turning numbers back into 0-d arrays.
+
+    ``packed=False``: ``call(*inputs) -> tuple`` (the JIT linker's contract). ``packed=True``:
+    ``run(inputs) -> list``, the runner's own ``run``, so that a call goes from the function's
+    entry point to native code through a single Python frame.
+    """
+    code = CodeBuilder("<arignote numba boundary>")
+    code.namespace.update(graph=graph, array=np.array)
+    args = "".join(f"i{k}, " for k in range(len(fgraph.inputs)))
+    if packed:
+        code.line("def call(inputs):", 0)
+        if args:
+            code.line(f"{args}= inputs")
+    else:
+        code.line(f"def call({args}):", 0)
+    outs = [f"r{k}" for k in range(len(fgraph.outputs))]
+    code.line(f"{''.join(o + ', ' for o in outs)}= graph({args})" if outs else f"graph({args})")
+    converted = []
+    for out, var in zip(outs, fgraph.outputs):
+        if _is_0d(var):
+            dtype = code.name("dtype", np.dtype(var.type.dtype))
+            out = f"array({out}, {dtype})"
+        converted.append(out)
+    opening, closing = ("[", "]") if packed else ("(", ")")
+    code.line(f"return {opening}{''.join(c + ', ' for c in converted)}{closing}")
+    return code.build("call").function
+
+
+def _name_of(var: Variable, names: dict, namespace: dict) -> str:
+    """The expression for ``var`` in the generated code (constants become globals)."""
+    if isinstance(var, Constant):
+        name = f"c{len(namespace)}"
+        namespace[name] = var.data
+        return name
+    return names[var]
+
+
+def native_report(runner: Any) -> str:
+    """One line per node of a compiled function's runner: native, or why not.
+
+    ``native_report(f.runner)`` for ``f = function(..., mode="NUMBA")``.
+    """
+    fallbacks = getattr(runner, "fallbacks", {})
+    if None in fallbacks:
+        return f"whole graph on the Python VM: {fallbacks[None]}"
+    lines = []
+    for node in runner.fgraph.toposort():
+        why = fallbacks.get(node)
+        lines.append(f"{node.op}: " + ("native" if why is None else f"object mode ({why})"))
+    return "\n".join(lines)
