@@ -1,4 +1,8 @@
-"""A convolutional network written for Theano, run by arignote with only its imports changed.
+"""
+A Theano-era convolutional network
+==================================
+
+A convolutional network written for Theano, run by arignote with only its imports changed.
 
 The program is in the style of the Theano tutorials of the 2010s: shared variables for the
 data and the parameters, ``givens`` to slice minibatches, ``T.nnet.conv2d`` and

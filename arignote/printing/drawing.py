@@ -16,8 +16,8 @@ from arignote.printing.debug import graph_of
 NO_DOT_MESSAGE = (
     "pydotprint needs Graphviz's `dot` program to draw {fmt} files, and it was not found on "
     "PATH. Install Graphviz (apt-get install graphviz, brew install graphviz or conda install "
-    "graphviz; see https://graphviz.org/download/), or write DOT text instead with "
-    "outfile='graph.dot'."
+    "graphviz; see https://graphviz.org/download/) or pip install 'arignote[drawing]' (which "
+    "brings graphviz-pure), or write DOT text instead with outfile='graph.dot'."
 )
 
 
