@@ -177,7 +177,7 @@ def pullback(
     disconnected_inputs: str = "raise",
     return_disconnected: str = "zero",
 ) -> Any:
-    """The vector-Jacobian product ``cotangents^T . d f / d wrt`` (PyTensor 3's name of ``Lop``).
+    """The vector-Jacobian product ``cotangents^T @ (d f / d wrt)`` (PyTensor 3's name of ``Lop``).
 
     Parameters
     ----------
@@ -201,7 +201,7 @@ def pushforward(
     return_disconnected: str = "zero",
     use_op_pushforward: bool = False,
 ) -> Any:
-    """The Jacobian-vector product ``d f / d wrt . tangents`` (PyTensor 3's name of ``Rop``).
+    """The Jacobian-vector product ``(d f / d wrt) @ tangents`` (PyTensor 3's name of ``Rop``).
 
     By default (as in PyTensor 3) it is computed by two pullbacks, which needs only each op's
     ``L_op``; ``use_op_pushforward=True`` goes through each op's ``R_op``/``pushforward``
