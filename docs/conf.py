@@ -32,6 +32,7 @@ exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "galler
 html_theme = "pydata_sphinx_theme"
 html_title = "arignote"
 html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,

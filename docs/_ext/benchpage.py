@@ -93,6 +93,7 @@ def write_page(app: object) -> None:
     if rows is None:
         logger.warning("BENCHMARKS.md has no table comparing arignote with PyTensor and JAX")
         return
+    (src / "_static").mkdir(exist_ok=True)
     draw(ratios(rows), src / "_static" / "benchmark_ratios.png")
 
 
