@@ -256,7 +256,26 @@ class AbstractConv(BaseAbstractConv):
         ]
 
 
-class AbstractConv_gradWeights(BaseAbstractConv):
+class _ConvAdjoint(BaseAbstractConv):
+    """The two adjoints of the convolution: bilinear in their two tensor inputs, which are
+    followed by the spatial sizes of the result (integers, not differentiable)."""
+
+    def connection_pattern(self, node):
+        return [[True], [True]] + [[False]] * self.convdim
+
+    def R_op(self, inputs, eval_points):
+        first, second, *sizes = inputs
+        e_first, e_second = eval_points[:2]
+        # bilinear: the directional derivative is the sum of the two partial applications
+        return [
+            _sum_defined(
+                None if e_first is None else self(e_first, second, *sizes),
+                None if e_second is None else self(first, e_second, *sizes),
+            )
+        ]
+
+
+class AbstractConv_gradWeights(_ConvAdjoint):
     """The gradient of :class:`AbstractConv` with respect to its kernel:
     ``gradWeights(img, topgrad, *kernel_size)``, the kernel whose inner product with any ``w``
     equals that of ``topgrad`` with ``AbstractConv(img, w)``."""
@@ -284,9 +303,6 @@ class AbstractConv_gradWeights(BaseAbstractConv):
         positions = gshape[2:] if self.unshared else ()
         return [(gshape[1], *positions, ishape[1] // self.num_groups, *node.inputs[2:])]
 
-    def connection_pattern(self, node):
-        return [[True], [True]] + [[False]] * self.convdim
-
     def grad(self, inputs, output_grads):
         img, topgrad, *sizes = inputs
         (gw,) = output_grads
@@ -297,18 +313,8 @@ class AbstractConv_gradWeights(BaseAbstractConv):
         d_top = AbstractConv(**self._params())(img, gw)
         return [d_img, d_top] + [disconnected() for _ in sizes]
 
-    def R_op(self, inputs, eval_points):
-        img, topgrad, *sizes = inputs
-        e_img, e_top = eval_points[:2]
-        return [
-            _sum_defined(
-                None if e_img is None else self(e_img, topgrad, *sizes),
-                None if e_top is None else self(img, e_top, *sizes),
-            )
-        ]
 
-
-class AbstractConv_gradInputs(BaseAbstractConv):
+class AbstractConv_gradInputs(_ConvAdjoint):
     """The gradient of :class:`AbstractConv` with respect to its image:
     ``gradInputs(kern, topgrad, *image_size)`` (also the transposed convolution)."""
 
@@ -333,9 +339,6 @@ class AbstractConv_gradInputs(BaseAbstractConv):
         kshape, gshape = input_shapes[:2]
         return [(gshape[0], self._kernel_channels(kshape) * self.num_groups, *node.inputs[2:])]
 
-    def connection_pattern(self, node):
-        return [[True], [True]] + [[False]] * self.convdim
-
     def grad(self, inputs, output_grads):
         kern, topgrad, *sizes = inputs
         (gx,) = output_grads
@@ -345,16 +348,6 @@ class AbstractConv_gradInputs(BaseAbstractConv):
         )
         d_top = AbstractConv(**self._params())(gx, kern)
         return [d_kern, d_top] + [disconnected() for _ in sizes]
-
-    def R_op(self, inputs, eval_points):
-        kern, topgrad, *sizes = inputs
-        e_kern, e_top = eval_points[:2]
-        return [
-            _sum_defined(
-                None if e_kern is None else self(e_kern, topgrad, *sizes),
-                None if e_top is None else self(kern, e_top, *sizes),
-            )
-        ]
 
 
 def _hinted(x: Any, shape: Any) -> Variable:
