@@ -120,3 +120,10 @@ __all__ = [
 ]
 
 from arignote.compile import debug, executor, maker
+
+
+def __getattr__(name: str) -> Any:
+    # ``compile.JAX`` / ``compile.NUMBA``: PyTensor's mode objects, made on first access
+    if name in ("JAX", "NUMBA"):
+        return getattr(mode, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

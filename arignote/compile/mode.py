@@ -278,3 +278,11 @@ LINKERS["numba"] = _numba_linker
 LINKERS["numba_tiered"] = _tiered_linker
 predefined_modes["NUMBA"] = numba_mode
 predefined_modes["TIERED"] = tiered_mode
+
+
+def __getattr__(name: str) -> Mode:
+    # PyTensor's ``compile.mode.JAX`` / ``NUMBA`` are Mode objects; here they are made on first
+    # access (building them imports the backend, which ``import arignote`` must not do).
+    if name in ("JAX", "NUMBA"):
+        return get_mode(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
