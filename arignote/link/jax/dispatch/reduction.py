@@ -31,34 +31,22 @@ def jax_funcify_ArgReduce(op: _ArgReduce, node: Apply, **kwargs: Any) -> Callabl
     return arg_reduce
 
 
-@jax_funcify.register(LogSumExp)
-def jax_funcify_LogSumExp(op: LogSumExp, node: Apply, **kwargs: Any) -> Callable:
-    axis = op.axis
-    (dtype,) = output_dtypes(node)
+def _along_axis(jax_function: Callable) -> Callable:
+    """A conversion applying ``jax_function(x, axis=op.axis)`` in the output dtype (the shape
+    of logsumexp, softmax and log_softmax)."""
 
-    def logsumexp(x):
-        return jsp.logsumexp(jnp.asarray(x, dtype), axis=axis)
+    def convert(op: Any, node: Apply, **kwargs: Any) -> Callable:
+        axis = op.axis
+        (dtype,) = output_dtypes(node)
 
-    return logsumexp
+        def along_axis(x):
+            return jax_function(jnp.asarray(x, dtype), axis=axis)
 
+        return along_axis
 
-@jax_funcify.register(Softmax)
-def jax_funcify_Softmax(op: Softmax, node: Apply, **kwargs: Any) -> Callable:
-    axis = op.axis
-    (dtype,) = output_dtypes(node)
-
-    def softmax(x):
-        return jsp.softmax(jnp.asarray(x, dtype), axis=axis)
-
-    return softmax
+    return convert
 
 
-@jax_funcify.register(LogSoftmax)
-def jax_funcify_LogSoftmax(op: LogSoftmax, node: Apply, **kwargs: Any) -> Callable:
-    axis = op.axis
-    (dtype,) = output_dtypes(node)
-
-    def log_softmax(x):
-        return jsp.log_softmax(jnp.asarray(x, dtype), axis=axis)
-
-    return log_softmax
+jax_funcify.register(LogSumExp)(_along_axis(jsp.logsumexp))
+jax_funcify.register(Softmax)(_along_axis(jsp.softmax))
+jax_funcify.register(LogSoftmax)(_along_axis(jsp.log_softmax))
