@@ -224,7 +224,10 @@ print("ok")
 
 
 def test_sharding_over_four_cpu_devices_matches_one_device():
-    out = _run_python(SHARDING_SCRIPT, XLA_FLAGS="--xla_force_host_platform_device_count=4")
+    # JAX_PLATFORMS=cpu: on a GPU machine the default platform would be the (single) GPU
+    out = _run_python(
+        SHARDING_SCRIPT, XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu"
+    )
     assert out.split() == ["4", "4", "ok"]
 
 
