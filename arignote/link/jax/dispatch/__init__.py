@@ -17,6 +17,7 @@ from arignote.link.jax.dispatch import (
     reduction,
     scalar,
     shape,
+    special,
     subtensor,
 )
 from arignote.link.jax.dispatch.basic import (

@@ -18,9 +18,3 @@ for _name in (
     "arignote.tensor.raise_op.CheckAndRaise",
 ):
     register_unsupported(_name, _NOT_YET)
-
-for _name in ("Kv", "Kve", "Kn", "Ive", "GammaIncInv", "GammaIncCInv", "BetaIncInv"):
-    register_unsupported(
-        f"arignote.scalar.special_more.{_name}",
-        "jax.scipy.special has no such function (SciPy's value cannot be traced)",
-    )
