@@ -173,3 +173,31 @@ def test_small_conv_net_loss_and_gradients_match_the_vm():
     loss = _lenet_loss(*sym)
     outputs = [loss, *arignote.grad(loss, [sym[0], *sym[2:]])]
     assert_jax_matches_vm(sym, outputs, values, rtol=1e-9)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(10))
+def test_conv_random_parameters_sweep(seed):
+    """Random border modes, strides, dilations and groups, 2-D and 3-D, with both adjoints."""
+    rng = np.random.default_rng(200 + seed)
+    k, groups = (2 if seed % 3 else 3), int(rng.integers(1, 3))
+    taps = tuple(int(t) for t in rng.integers(1, 4, k))
+    dilation = tuple(int(d) for d in rng.integers(1, 3, k))
+    modes = ["valid", "full", "half", int(rng.integers(0, 3)), tuple(rng.integers(0, 3, k))]
+    border = modes[seed % len(modes)]
+    border = tuple(int(b) for b in border) if isinstance(border, tuple) else border
+    kw = {
+        "border_mode": border,
+        "subsample": tuple(int(s) for s in rng.integers(1, 3, k)),
+        "filter_dilation": dilation,
+        "num_groups": groups,
+        "filter_flip": bool(seed % 2),
+    }
+    span = [d * (t - 1) + 1 for d, t in zip(dilation, taps)]
+    xshape = (2, 2 * groups, *[s + int(rng.integers(0, 4)) for s in span])
+    wshape = (2 * groups, 2, *taps)
+    x, w = pt.tensor("x", shape=xshape), pt.tensor("w", shape=wshape)
+    build = conv2d if k == 2 else conv3d
+    out_shape = build(x, w, **kw).type.shape
+    outputs = _conv_and_grads(x, w, lambda a, b: build(a, b, **kw), rng.normal(size=out_shape))
+    assert_jax_matches_vm([x, w], outputs, [rng.normal(size=xshape), rng.normal(size=wshape)])

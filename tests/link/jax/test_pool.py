@@ -91,3 +91,24 @@ def test_pool_float32():
     grads = [arignote.grad(o.sum(), x) for o in outs]
     values = [rng.normal(size=(2, 2, 5, 6)).astype("float32")]
     assert_jax_matches_vm([x], outs + grads, values, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(12))
+def test_pool_random_windows_sweep(seed):
+    """Random windows, strides (also wider than the window), paddings and borders."""
+    rng = np.random.default_rng(100 + seed)
+    nd = 2 if seed % 3 else 3
+    ws = tuple(int(w) for w in rng.integers(1, 4, nd))
+    stride = tuple(int(s) for s in rng.integers(1, 5, nd))
+    ignore = bool(seed % 2)
+    pad = tuple(int(rng.integers(0, w)) for w in ws) if ignore else (0,) * nd
+    x = pt.tensor("x", shape=(None,) * (nd + 1))
+    xv = _ties(rng, (2, *rng.integers(nd + 2, 9, nd)))
+    for mode in MODES:
+        op = Pool(ws, ignore, stride, pad, mode, ndim=nd)
+        pooled = op(x)
+        outputs = [pooled, arignote.grad((pooled * pooled).sum(), x)]
+        if mode == "max":
+            outputs.append(DownsampleFactorMaxGradGrad(**op._params())(x, pooled, x + 1))
+        assert_jax_matches_vm([x], outputs, [xv])
