@@ -2,16 +2,22 @@
 
 from arignote.link.jax.dispatch import (
     alloc,
+    blockwise,
+    conv,
     elemwise,
     extra_ops,
     index_map,
     linalg,
+    mrg,
     pending,
+    pool,
     products,
     random,
+    ravel,
     reduction,
     scalar,
     shape,
+    special,
     subtensor,
 )
 from arignote.link.jax.dispatch.basic import (
