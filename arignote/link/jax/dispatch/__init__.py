@@ -2,6 +2,7 @@
 
 from arignote.link.jax.dispatch import (
     alloc,
+    checks,
     elemwise,
     extra_ops,
     index_map,
@@ -11,6 +12,7 @@ from arignote.link.jax.dispatch import (
     random,
     reduction,
     scalar,
+    scan,
     shape,
     subtensor,
 )

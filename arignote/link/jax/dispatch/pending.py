@@ -13,7 +13,6 @@ for _name in (
     "arignote.compile.builders.OpFromGraph",
     "arignote.ifelse.IfElse",
     "arignote.printing.print_op.Print",
-    "arignote.scan.op.Scan",
     "arignote.tensor.alloc.BroadcastLength",
     "arignote.tensor.blockwise.Blockwise",
     "arignote.tensor.conv.abstract_conv.AbstractConv",
