@@ -2,13 +2,16 @@
 
 from arignote.link.jax.dispatch import (
     alloc,
+    builders,
     checks,
     elemwise,
     extra_ops,
+    ifelse,
     index_map,
     linalg,
     pending,
     products,
+    raise_op,
     random,
     reduction,
     scalar,
