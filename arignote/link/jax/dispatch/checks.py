@@ -114,4 +114,9 @@ def static_in_jax(var: Variable) -> bool:
         return False
     if type(node.op).__name__ in ("Shape", "Shape_i"):
         return True
+    # the tracer evaluates only small integer computations on static values (basic.py)
+    for out in node.outputs:
+        dtype = getattr(out.type, "dtype", None)
+        if dtype is None or np.dtype(dtype).kind not in "biu" or len(out.type.shape) > 1:
+            return False
     return all(static_in_jax(v) for v in node.inputs)

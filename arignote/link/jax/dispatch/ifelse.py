@@ -54,6 +54,6 @@ def _check_shapes(node: Apply, then: list, other: list) -> None:
                 f"Output {k} of node {node} is {jnp.shape(a)} in the then-branch and "
                 f"{jnp.shape(b)} in the else-branch: its shape would depend on the condition's "
                 "value at run time, which JAX cannot compile (lax.cond needs both branches of "
-                "the same shape). Give both branches the same shape, or make the condition a "
-                "constant"
+                "the same shape). Make it static: give both branches the same shape, or make the "
+                "condition a constant"
             )

@@ -238,7 +238,7 @@ def _raise_dynamic(node: Apply, which: str, why: str, fix: str) -> None:
     raise DynamicShapeError(
         f"The JAX backend needs the length of {which} of node {node} when it compiles the "
         f"function, but it is the number of steps the loop runs, known only at run time "
-        f"({why}). To run it in JAX mode, {fix}"
+        f"({why}). Make it static: {fix}"
     )
 
 
