@@ -27,9 +27,11 @@ import numpy as np
 
 import jax
 from arignote.graph.fg import FunctionGraph
+from arignote.graph.lazy import has_lazy_nodes
 from arignote.graph.shared import SharedVariable
 from arignote.link.jax.dispatch import fgraph_to_jax
 from arignote.link.jax.dispatch.checks import needs_checks, raise_failed_check
+from arignote.link.jax.dispatch.ifelse import lazy_fgraph_to_jax
 from arignote.link.jax.dispatch.random import generator_to_key
 from arignote.link.jit import JITLinker, JITRunner
 from arignote.tensor.random.type import RandomGeneratorType
@@ -84,6 +86,8 @@ class JAXLinker(JITLinker):
 
     def fgraph_convert(self, fgraph: FunctionGraph, **kwargs: Any) -> Callable:
         """``fn(*input_arrays) -> tuple_of_output_arrays`` computing ``fgraph`` with JAX."""
+        if has_lazy_nodes(fgraph):  # branches of IfElse nodes computed only when taken
+            return lazy_fgraph_to_jax(fgraph, **kwargs)
         return fgraph_to_jax(fgraph.inputs, fgraph.outputs, fgraph.toposort(), **kwargs)
 
     def jit_compile(self, fn: Callable) -> Callable:

@@ -3,6 +3,7 @@ conditions, and branches of different shapes."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 pytest.importorskip("jax", reason="the JAX backend needs jax (pip install arignote[jax])")
@@ -11,6 +12,7 @@ import arignote
 import arignote.tensor as pt
 from arignote.ifelse import ifelse
 from arignote.link.jax import DynamicShapeError
+from arignote.raise_op import Assert
 from tests.link.jax._compare import vm_and_jax
 
 
@@ -45,3 +47,18 @@ def test_branches_of_other_shapes_raise_a_clear_error(rng):
     f = arignote.function([a, x], ifelse(pt.gt(a, 0), x, x[:1]), mode="JAX")
     with pytest.raises(DynamicShapeError, match="same shape"):
         f(1.0, rng.normal(size=(3, 2)))
+
+
+def test_only_the_branch_taken_is_computed(rng):
+    a = pt.dscalar("a")
+    x = pt.dmatrix("x")
+    # the else-branch fails its check unless a < -100: computing it eagerly would raise
+    guarded = pt.exp(Assert("else-branch computed")(x, pt.lt(a, -100))).sum(axis=0)
+    inner = ifelse(pt.gt(a, 10), x.sum(axis=0), guarded)
+    out = ifelse(pt.gt(a, 0), x.mean(axis=0), inner)
+    f = arignote.function([a, x], out, mode="JAX")
+    xv = rng.normal(size=(3, 2))
+    np.testing.assert_allclose(np.asarray(f(1.0, xv)), xv.mean(axis=0))
+    with pytest.raises(AssertionError, match="else-branch computed"):
+        f(-1.0, xv)
+    np.testing.assert_allclose(np.asarray(f(-200.0, xv)), np.exp(xv).sum(axis=0))

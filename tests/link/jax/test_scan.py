@@ -163,3 +163,27 @@ def test_random_draws_advance_at_every_step_and_call():
     steps = np.diff(np.concatenate([[0.0], first]))
     assert len(set(np.round(steps, 12))) == 6  # a new draw at each step
     assert not np.allclose(first, second)  # and at each call (the key advanced)
+
+
+def test_nested_loops_truncated_gradient_and_mapped_integers(rng):
+    x, w = pt.dmatrix("x"), pt.dmatrix("w")
+
+    def outer(row, acc, w):
+        inner = arignote.scan(
+            lambda e, a: a * 0.5 + e,
+            sequences=row,
+            outputs_info=pt.constant(0.0),
+            return_updates=False,
+        )
+        return pt.tanh(w @ acc + inner[-1]), pt.argmax(row)
+
+    (states, picks), _ = arignote.scan(
+        outer,
+        sequences=x,
+        outputs_info=[pt.zeros(2), None],
+        non_sequences=w,
+        truncate_gradient=2,
+    )
+    cost = (states**2).sum()
+    args = (rng.normal(size=(5, 3)), rng.normal(size=(2, 2)))
+    vm_and_jax([x, w], [states, picks, *arignote.grad(cost, [x, w])], args)
