@@ -104,9 +104,16 @@ def needs_checks(nodes: list[Apply]) -> bool:
     return False
 
 
-def static_in_jax(var: Variable) -> bool:
+def static_in_jax(var: Variable, known: dict | None = None) -> bool:
     """Whether ``var`` is known while tracing: computed from constants and shapes only (JAX
-    shapes are always static)."""
+    shapes are always static). ``known`` memoizes the answer per variable."""
+    known = {} if known is None else known
+    if var not in known:
+        known[var] = _static_owner(var, known)
+    return known[var]
+
+
+def _static_owner(var: Variable, known: dict) -> bool:
     if isinstance(var, Constant):
         return True
     node = var.owner
@@ -119,4 +126,4 @@ def static_in_jax(var: Variable) -> bool:
         dtype = getattr(out.type, "dtype", None)
         if dtype is None or np.dtype(dtype).kind not in "biu" or len(out.type.shape) > 1:
             return False
-    return all(static_in_jax(v) for v in node.inputs)
+    return all(static_in_jax(v, known) for v in node.inputs)
