@@ -558,6 +558,12 @@ def _w7_workload(gradient: bool) -> Workload:
     )
     workload.calls["arignote"] = lambda: f(w, u, x, h0)
     workload.calls["arignote trust_input"] = lambda: trusted(w, u, x, h0)
+    _add_arignote_jax(
+        workload,
+        sym,
+        _w7_graph(pt, arignote.scan, arignote.grad, *sym, gradient),
+        (w, u, x, h0),
+    )
     if _have("pytensor"):
         import pytensor
         import pytensor.tensor as ptt

@@ -27,11 +27,15 @@ import numpy as np
 
 import jax
 from arignote.graph.fg import FunctionGraph
+from arignote.graph.lazy import has_lazy_nodes
 from arignote.graph.shared import SharedVariable
 from arignote.link.jax.dispatch import fgraph_to_jax
+from arignote.link.jax.dispatch.checks import needs_checks, raise_failed_check
+from arignote.link.jax.dispatch.ifelse import lazy_fgraph_to_jax
 from arignote.link.jax.dispatch.random import generator_to_key
 from arignote.link.jit import JITLinker, JITRunner
 from arignote.tensor.random.type import RandomGeneratorType
+from jax.experimental import checkify
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 _ARRAY = jax.Array
@@ -62,7 +66,10 @@ class JAXLinker(JITLinker):
 
     # The mode's pipeline is built from these (see arignote.link.jit).
     required_rewrites: tuple[str, ...] = ()
-    incompatible_rewrites: tuple[str, ...] = ("inplace", "fusion")
+    # scan_pushout_add turns a loop's running sum into a stack of per-step rows summed after
+    # the loop: JAX keeps the running sum in the loop's carry better, and the stack's length is
+    # not static when the step count is an input value.
+    incompatible_rewrites: tuple[str, ...] = ("inplace", "fusion", "scan_pushout_add")
 
     def __init__(
         self,
@@ -91,6 +98,8 @@ class JAXLinker(JITLinker):
 
     def fgraph_convert(self, fgraph: FunctionGraph, **kwargs: Any) -> Callable:
         """``fn(*input_arrays) -> tuple_of_output_arrays`` computing ``fgraph`` with JAX."""
+        if has_lazy_nodes(fgraph):  # branches of IfElse nodes computed only when taken
+            return lazy_fgraph_to_jax(fgraph, **kwargs)
         return fgraph_to_jax(fgraph.inputs, fgraph.outputs, fgraph.toposort(), **kwargs)
 
     def jit_compile(self, fn: Callable) -> Callable:
@@ -109,11 +118,16 @@ class JAXLinker(JITLinker):
 
     def make_runner(self) -> JAXRunner:
         fgraph = self._graph()
-        compiled = self.jit_compile(self.fgraph_convert(fgraph))
+        function = self.fgraph_convert(fgraph)
+        checked = needs_checks(fgraph.toposort())
+        if checked:  # run-time checks (Assert, loop lengths): see dispatch/checks.py
+            function = checkify.checkify(function, errors=checkify.user_checks)
+        compiled = self.jit_compile(function)
         placement = self._placement(fgraph)
         prepare = [self._preparer(var, placement) for var in fgraph.inputs]
         scope = _X64_SCOPE if self.uses_x64(fgraph) else None
-        return JAXRunner(fgraph, compiled, str(self), prepare, scope)
+        runner = CheckedJAXRunner if checked else JAXRunner
+        return runner(fgraph, compiled, str(self), prepare, scope)
 
     def _placement(self, fgraph: FunctionGraph) -> dict:
         """Where each input goes: a device, a sharding, or nothing (JAX's default device)."""
@@ -179,6 +193,16 @@ class JAXRunner(JITRunner):
             return list(self.compiled(*args))
         finally:
             leave(previous)
+
+
+class CheckedJAXRunner(JAXRunner):
+    """A runner whose compiled function also returns checkify's error: a failed check raises
+    its exception before any output (or update) is delivered."""
+
+    def run(self, inputs: Sequence[Any]) -> list[Any]:
+        error, outputs = super().run(inputs)
+        raise_failed_check(error)
+        return list(outputs)
 
 
 # (enter, leave) around each call: the thread-local switch ``with jax.enable_x64(True)`` sets,

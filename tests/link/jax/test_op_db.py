@@ -50,6 +50,10 @@ DYNAMIC_SHAPES: dict[str, set[str] | None] = {
     "set_subtensor[advanced]": {"mask", "mask_broadcast"},
     "inc_subtensor[advanced]": {"mask", "mask_broadcast"},
     "split": {"symbolic"},
+    # branches of different shapes (lax.cond needs one shape), every row of an `until` loop
+    "ifelse": {"lengths"},
+    "ifelse[pair]": None,
+    "scan[until]": None,
 }
 
 

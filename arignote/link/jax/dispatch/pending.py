@@ -9,12 +9,5 @@ from arignote.link.jax.dispatch.basic import register_unsupported
 
 _NOT_YET = "no JAX conversion is written for this op yet (it landed after the JAX backend)"
 
-for _name in (
-    "arignote.compile.builders.OpFromGraph",
-    "arignote.ifelse.IfElse",
-    "arignote.printing.print_op.Print",
-    "arignote.scan.op.Scan",
-    "arignote.tensor.raise_op.Assert",
-    "arignote.tensor.raise_op.CheckAndRaise",
-):
+for _name in ():
     register_unsupported(_name, _NOT_YET)

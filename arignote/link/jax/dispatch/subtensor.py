@@ -74,6 +74,10 @@ def _writer(op: Any, node: Apply) -> Callable:
 
     def write(x, index, y):
         y = jnp.asarray(y).astype(dtype)
+        if op.set_instead_of_inc and _whole(x, index):
+            # the whole of x, in order: no scatter (XLA's CPU simplifier aborts on a reverse of
+            # such a scatter, which the gradient of a backwards scan builds)
+            return jnp.broadcast_to(y, jnp.shape(x))
         if op.set_instead_of_inc:
             return _set(x, index, y)
         if getattr(op, "ignore_duplicates", False):
@@ -107,6 +111,18 @@ def _entries(index) -> tuple:
 def _integer_array(entry) -> bool:
     dtype = getattr(entry, "dtype", None)
     return dtype is not None and np.dtype(dtype).kind in "iu" and np.ndim(entry) > 0
+def _whole(x: Any, index: tuple) -> bool:
+    """Whether ``x[index]`` is all of ``x`` in order (unit-step slices covering each axis)."""
+    if len(index) > jnp.ndim(x):
+        return False
+    for entry, length in zip(index, jnp.shape(x)):
+        if not isinstance(entry, slice) or entry.step not in (None, 1):
+            return False
+        if not all(is_static(b) for b in (entry.start, entry.stop)):
+            return False
+        if entry.indices(length) != (0, length, 1):
+            return False
+    return True
 
 
 @jax_funcify.register(Subtensor)
