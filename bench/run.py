@@ -406,7 +406,7 @@ def _w10_data():
     return x, labels, params
 
 
-def _w10_arignote(x, labels, params):
+def _w10_arignote(x, labels, params, mode=None):
     sym = [pt.dtensor4("x"), pt.dmatrix("t")] + [
         pt.tensor(f"p{i}", dtype="float64", shape=(None,) * p.ndim) for i, p in enumerate(params)
     ]
@@ -419,7 +419,8 @@ def _w10_arignote(x, labels, params):
     h = block(block(xs, w1, b1), w2, b2).flatten(2)
     h = pt.tanh(pt.dot(h, w3) + b3)
     loss = -(ts * pt.special.log_softmax(pt.dot(h, w4) + b4, axis=1)).sum() / xs.shape[0]
-    f = arignote.function(sym, [loss, *arignote.grad(loss, sym[2:])])
+    f = arignote.function(sym, [loss, *arignote.grad(loss, sym[2:])], mode=mode)
+    f(x, labels, *params)  # native code is compiled at the first call, outside the timing
     return lambda: f(x, labels, *params)
 
 
@@ -454,6 +455,8 @@ def workload_W10() -> Workload:
         reference="arignote",
     )
     workload.calls["arignote"] = _w10_arignote(x, labels, params)
+    if _have("numba"):
+        workload.calls["arignote NUMBA"] = _w10_arignote(x, labels, params, mode="NUMBA")
     if _have("jax"):
         workload.calls["jax jit"] = _w10_jax(x, labels, params)
     return workload
@@ -512,6 +515,11 @@ def _w7_workload(gradient: bool) -> Workload:
     )
     workload.calls["arignote"] = lambda: f(w, u, x, h0)
     workload.calls["arignote trust_input"] = lambda: trusted(w, u, x, h0)
+    if _have("numba"):
+        graph = _w7_graph(pt, arignote.scan, arignote.grad, *sym, gradient)
+        native = arignote.function(sym, graph, mode="NUMBA", trust_input=True)
+        native(w, u, x, h0)  # compiled at the first call, outside the timing
+        workload.calls["arignote NUMBA trust_input"] = lambda: native(w, u, x, h0)
     if _have("pytensor"):
         import pytensor
         import pytensor.tensor as ptt
