@@ -161,3 +161,21 @@ def test_random_state_loop_falls_back_whole_graph(rng):
     f = arignote.function([], draws, mode="NUMBA", updates=updates)
     assert None in f.runner.fallbacks
     assert f().shape == (3, 2)
+
+
+@pytest.mark.slow
+def test_outputs_that_are_views_of_taps(rng):
+    """Inner outputs aliasing the rows read this step (a swap, a reversed row) are copied
+    before the buffers are written, also in circular buffers of one row."""
+    a0, b0, m0 = pt.dvector("a0"), pt.dvector("b0"), pt.dmatrix("m0")
+    a, b = arignote.scan(
+        lambda a, b: (b, a), outputs_info=[a0, b0], n_steps=5, return_updates=False
+    )
+    c = arignote.scan(
+        lambda older, newer: older[::-1],
+        outputs_info=[{"initial": m0, "taps": [-2, -1]}],
+        n_steps=4,
+        return_updates=False,
+    )
+    values = [rng.normal(size=3), rng.normal(size=3), rng.normal(size=(2, 3))]
+    _compare([a0, b0, m0], [a[-1], b[-1], a, c, c[-1]], values)
