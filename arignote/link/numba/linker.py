@@ -24,6 +24,7 @@ from arignote.graph.fg import FunctionGraph
 from arignote.link.jit import JITLinker, JITRunner
 from arignote.link.numba.cache import cacheable, load_graph
 from arignote.link.numba.dispatch import NotNative, compile_source, kernel_for, numba_type
+from arignote.link.numba.dispatch.inner import graph_function, is_lazy_graph
 from arignote.link.vm import VMLinker
 from arignote.tensor.type import TensorType
 
@@ -83,6 +84,8 @@ def whole_graph_fallback(fgraph: FunctionGraph) -> str | None:
 
 def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, NotNative]]:
     """The jitted graph function and the nodes running in object mode (with the reason)."""
+    if is_lazy_graph(fgraph):  # IfElse: branches written as native ``if`` blocks
+        return graph_function(fgraph)
     names: dict[Variable, str] = {var: f"i{k}" for k, var in enumerate(fgraph.inputs)}
     namespace: dict[str, Any] = {}
     fallbacks: dict[Apply, NotNative] = {}

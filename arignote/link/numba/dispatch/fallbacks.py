@@ -24,7 +24,20 @@ _ADVANCED = (
 )
 _SORTING = "sorting, searching and counting kernels are not written yet"
 
+_LOOP = (
+    "a loop or inner graph holding an untraced state (a random generator) or a node without a "
+    "native kernel runs perform (the Python VM's loop) in object mode"
+)
+_UNSHARED = "unshared kernels (one per output position) are not written natively"
+
 FALLBACKS: dict[str, str] = {
+    # inner graphs (dispatch/scan.py, dispatch/builders.py)
+    "Scan": _LOOP,
+    "OpFromGraph": _LOOP,
+    # convolution (dispatch/conv.py): only the unshared variant falls back
+    **dict.fromkeys(
+        ["AbstractConv", "AbstractConv_gradInputs", "AbstractConv_gradWeights"], _UNSHARED
+    ),
     # scalar ops inside Elemwise (the whole elementwise node falls back)
     **dict.fromkeys(
         [

@@ -1,0 +1,44 @@
+"""Native ``OpFromGraph`` (``arignote/compile/builders.py``): its inner graph, inlined.
+
+The inner graph is rewritten and compiled like an outer graph (:mod:`.inner`) and called from
+the node's kernel; numba compiles the two together, so the call costs nothing at run time.
+Outputs that may alias an input are copied, as the Python VM's inner function copies them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from arignote.graph.basic import Apply
+from arignote.link.numba.dispatch.basic import BY_NAME, compile_source
+from arignote.link.numba.dispatch.inner import aliasing_outputs, inner_function, rewrite_inner
+from arignote.tensor.type import TensorType
+
+
+def _op_from_graph(op: Any, node: Apply) -> Callable:
+    fgraph = rewrite_inner(op.inner_inputs, op.inner_outputs)
+    inner = inner_function(fgraph, type(op).__name__)
+    risky = aliasing_outputs(fgraph)
+    args = ", ".join(f"i{k}" for k in range(len(node.inputs)))
+    outs = [f"r{k}" for k in range(len(node.outputs))]
+    results = [
+        _delivered(out, var, k in risky) for k, (out, var) in enumerate(zip(outs, fgraph.outputs))
+    ]
+    listed = results[0] if len(results) == 1 else ", ".join(results)
+    source = (
+        f"def kernel({args}):\n"
+        f"    {''.join(o + ', ' for o in outs)}= inner({args})\n"
+        f"    return {listed}\n"
+    )
+    return compile_source(source, "kernel", {"inner": inner})
+
+
+def _delivered(name: str, var: Any, risky: bool) -> str:
+    # the inner graph returns 0-d tensors as numbers: kernels exchange 0-d arrays
+    if isinstance(var.type, TensorType) and var.type.ndim == 0:
+        return f"np.asarray({name})"
+    return f"{name}.copy()" if risky else name
+
+
+BY_NAME["arignote.compile.builders.OpFromGraph"] = _op_from_graph
