@@ -9,6 +9,7 @@ from arignote.link.numba.dispatch import (
     products,
     reduction,
     shape,
+    special,
     subtensor,
 )
 from arignote.link.numba.dispatch.basic import (
@@ -20,6 +21,7 @@ from arignote.link.numba.dispatch.basic import (
     numba_funcify,
     numba_type,
 )
+from arignote.link.numba.dispatch.reduction import fused_reductions
 
 __all__ = [
     "BY_NAME",
@@ -30,6 +32,7 @@ __all__ = [
     "compile_source",
     "elemwise",
     "extra_ops",
+    "fused_reductions",
     "kernel_for",
     "math",
     "numba_funcify",
@@ -37,5 +40,6 @@ __all__ = [
     "products",
     "reduction",
     "shape",
+    "special",
     "subtensor",
 ]

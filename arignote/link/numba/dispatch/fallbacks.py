@@ -90,8 +90,6 @@ FALLBACKS: dict[str, str] = {
     ),
     # sorting and searching
     **dict.fromkeys(["Argsort", "BinCount", "Nonzero", "SearchSorted", "Sort", "Unique"], _SORTING),
-    # reductions with an index or two passes
-    **dict.fromkeys(["Argmax", "Argmin", "LogSoftmax", "Softmax"], _NOT_WRITTEN),
     # extra ops, creation, joining
     **dict.fromkeys(
         [
