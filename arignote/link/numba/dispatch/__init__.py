@@ -3,6 +3,7 @@
 from arignote.link.numba.dispatch import (
     alloc,
     blas,
+    creation,
     elemwise,
     extra_ops,
     math,
@@ -30,6 +31,7 @@ __all__ = [
     "alloc",
     "blas",
     "compile_source",
+    "creation",
     "elemwise",
     "extra_ops",
     "fused_reductions",
