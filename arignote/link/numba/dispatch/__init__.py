@@ -6,10 +6,12 @@ from arignote.link.numba.dispatch import (
     creation,
     elemwise,
     extra_ops,
+    indexing,
     math,
     products,
     reduction,
     shape,
+    sort,
     special,
     subtensor,
 )
@@ -35,6 +37,7 @@ __all__ = [
     "elemwise",
     "extra_ops",
     "fused_reductions",
+    "indexing",
     "kernel_for",
     "math",
     "numba_funcify",
@@ -42,6 +45,7 @@ __all__ = [
     "products",
     "reduction",
     "shape",
+    "sort",
     "special",
     "subtensor",
 ]

@@ -132,5 +132,5 @@ def _split(op: Split, node: Apply) -> Callable:
     for k, s in enumerate(sizes):
         lines += [f"    p{k} = x[{lead}at:at + {s}[()]]", f"    at += {s}[()]"]
         pieces.append(f"p{k}")
-    lines.append(f"    return {', '.join(pieces)}{',' if len(pieces) == 1 else ''}")
+    lines.append(f"    return {', '.join(pieces)}")  # one output: the array itself
     return _kernel("\n".join(lines) + "\n")

@@ -22,7 +22,6 @@ _ADVANCED = (
     "subscript, NumPy's rules for several (and repeated indices when incrementing) are not "
     "reproduced natively yet"
 )
-_SORTING = "sorting, searching and counting kernels are not written yet"
 
 FALLBACKS: dict[str, str] = {
     # scalar ops inside Elemwise (the whole elementwise node falls back)
@@ -83,13 +82,11 @@ FALLBACKS: dict[str, str] = {
             "AdvancedIncSubtensor1",
             "AdvancedSubtensor",
             "AdvancedSubtensor1",
-            "Choose",
-            "TakeAlongAxis",
         ],
         _ADVANCED,
     ),
     # sorting and searching
-    **dict.fromkeys(["Argsort", "BinCount", "Nonzero", "SearchSorted", "Sort", "Unique"], _SORTING),
+    "Unique": "unique slices along an axis (lexicographic order of slices) are not native yet",
     # extra ops, creation, joining
     "Einsum": _NOT_WRITTEN,
     "Linspace": "array start/stop (one line of samples per element) have no native kernel",
