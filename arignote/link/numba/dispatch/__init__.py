@@ -1,6 +1,7 @@
 """Native kernels per op family (mirroring ``arignote/tensor/``), and the dispatcher."""
 
 from arignote.link.numba.dispatch import (
+    advanced_subtensor,
     alloc,
     blas,
     creation,
@@ -30,6 +31,7 @@ __all__ = [
     "BY_NAME",
     "FALLBACKS",
     "NotNative",
+    "advanced_subtensor",
     "alloc",
     "blas",
     "compile_source",

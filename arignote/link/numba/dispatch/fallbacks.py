@@ -18,9 +18,9 @@ _LINALG = (
     "non-positive-definite inputs) must first be made to match perform's; not written yet"
 )
 _ADVANCED = (
-    "advanced (integer-array or mask) indexing: numba takes one advanced index per "
-    "subscript, NumPy's rules for several (and repeated indices when incrementing) are not "
-    "reproduced natively yet"
+    "advanced indexing beyond one 1-d integer or boolean array among slices (or a lone integer "
+    "vector when incrementing): numba takes one 1-d advanced index per subscript, NumPy's "
+    "placement rules for several (or integers mixed with arrays) are not reproduced natively"
 )
 
 FALLBACKS: dict[str, str] = {
@@ -75,16 +75,8 @@ FALLBACKS: dict[str, str] = {
         ],
         _LINALG,
     ),
-    # indexing
-    **dict.fromkeys(
-        [
-            "AdvancedIncSubtensor",
-            "AdvancedIncSubtensor1",
-            "AdvancedSubtensor",
-            "AdvancedSubtensor1",
-        ],
-        _ADVANCED,
-    ),
+    # indexing: the common cases are native, these keys cover the others (per node)
+    **dict.fromkeys(["AdvancedIncSubtensor", "AdvancedSubtensor"], _ADVANCED),
     # sorting and searching
     "Unique": "unique slices along an axis (lexicographic order of slices) are not native yet",
     # extra ops, creation, joining
