@@ -14,8 +14,9 @@ _SCIPY = (
     "and a port matching SciPy's values is not written yet"
 )
 _LINALG = (
-    "linear algebra: numba's np.linalg covers part of it, but error behaviour (singular and "
-    "non-positive-definite inputs) must first be made to match perform's; not written yet"
+    "linear algebra without a native kernel yet (SciPy's solvers and their warnings, complex "
+    "eigenvalues, matrix exponential), or a node of another dtype than real floats, or a "
+    "variant numba lacks (complete QR, hermitian pinv)"
 )
 _ADVANCED = (
     "advanced indexing beyond one 1-d integer or boolean array among slices (or a lone integer "
@@ -28,6 +29,7 @@ FALLBACKS: dict[str, str] = {
     **dict.fromkeys(
         [
             "Beta",
+            "BetaIncInv",
             "BetaInc",
             "BetaLn",
             "Erfcinv",
@@ -36,6 +38,8 @@ FALLBACKS: dict[str, str] = {
             "Factorial",
             "GammaInc",
             "GammaIncC",
+            "GammaIncCInv",
+            "GammaIncInv",
             "I0",
             "I1",
             "Iv",
@@ -57,24 +61,22 @@ FALLBACKS: dict[str, str] = {
     # linalg
     **dict.fromkeys(
         [
-            "BlockDiagonal",
             "ChoSolve",
-            "Cholesky",
-            "Det",
             "Eig",
-            "Eigh",
             "Expm",
             "Lstsq",
-            "MatrixInverse",
-            "MatrixPinv",
-            "QR",
-            "SVD",
-            "SlogDet",
             "Solve",
             "SolveTriangular",
         ],
         _LINALG,
     ),
+    "Eigh": (
+        "eigenvectors (defined up to sign) from the upper triangle or in float32: numba's "
+        "routine does not give NumPy's signs there; float64 lower and eigenvalues are native"
+    ),
+    "QR": "modes 'complete' and 'raw': numba's qr computes the reduced factorization only",
+    "MatrixPinv": "hermitian=True (NumPy goes through eigh) and non-float dtypes",
+    "MatMul": "batched or vector matmul: numba's np.dot takes 1-d and 2-d operands only",
     # indexing: the common cases are native, these keys cover the others (per node)
     **dict.fromkeys(["AdvancedIncSubtensor", "AdvancedSubtensor"], _ADVANCED),
     # sorting and searching
