@@ -8,12 +8,11 @@ length is 1, as in ``Elemwise.perform``; other lengths must agree at run time.
 
 from __future__ import annotations
 
-import math as _math
 from collections.abc import Callable
 
 from arignote.graph.basic import Apply, Constant
 from arignote.link.numba.dispatch.basic import compile_source, numba_funcify
-from arignote.link.numba.dispatch.scalar import cast, scalar_expressions
+from arignote.link.numba.dispatch.scalar import cast, kernel_namespace, scalar_expressions
 from arignote.scalar.composite import Composite
 from arignote.tensor.elemwise import DimShuffle, Elemwise
 
@@ -21,7 +20,7 @@ from arignote.tensor.elemwise import DimShuffle, Elemwise
 @numba_funcify.register(Elemwise)
 def _elemwise(op: Elemwise, node: Apply) -> Callable:
     body = scalar_body(op.scalar_op, node)
-    return compile_source(_loop_source(node, body), "kernel", {"math": _math})
+    return compile_source(_loop_source(node, body), "kernel", kernel_namespace(body))
 
 
 def scalar_body(scalar_op, node: Apply) -> list[str]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 _NOT_WRITTEN = "no native kernel written yet: runs perform in object mode"
 
 _SCIPY = (
-    "SciPy special function: numba implements none natively (numba-scipy is not a dependency) "
-    "and a port matching SciPy's values is not written yet"
+    "SciPy special function without an entry point in scipy.special.cython_special for "
+    "this signature (factorial's exact mode, polygamma is Python code): not native yet"
 )
 _LINALG = (
     "linear algebra without a native kernel yet (SciPy's solvers and their warnings, complex "
@@ -26,38 +26,12 @@ _ADVANCED = (
 
 FALLBACKS: dict[str, str] = {
     # scalar ops inside Elemwise (the whole elementwise node falls back)
+    "Factorial": _SCIPY,
+    "Polygamma": _SCIPY,
     **dict.fromkeys(
-        [
-            "Beta",
-            "BetaIncInv",
-            "BetaInc",
-            "BetaLn",
-            "Erfcinv",
-            "Erfcx",
-            "Erfinv",
-            "Factorial",
-            "GammaInc",
-            "GammaIncC",
-            "GammaIncCInv",
-            "GammaIncInv",
-            "I0",
-            "I1",
-            "Iv",
-            "J0",
-            "J1",
-            "Jv",
-            "Poch",
-            "Polygamma",
-            "Psi",
-            "XLog1pY",
-        ],
-        _SCIPY,
+        ["Angle", "Complex", "Conj", "Imag", "Real"],
+        "complex64 values: numba's complex64 arithmetic is not NumPy's (complex128 is native)",
     ),
-    "Angle": "complex argument: not in the native scalar table yet",
-    "Complex": "building complex numbers: not in the native scalar table yet",
-    "Real": "real part: not in the native scalar table yet",
-    "Imag": "imaginary part: not in the native scalar table yet",
-    "IsClose": "its tolerances are op parameters not yet passed to native code",
     # linalg
     **dict.fromkeys(
         [

@@ -15,7 +15,6 @@ returns): the first extreme wins, and the first NaN wins over everything, as in 
 
 from __future__ import annotations
 
-import math as _math
 from collections.abc import Callable
 
 import numpy as np
@@ -24,7 +23,12 @@ from arignote.graph.basic import Apply
 from arignote.graph.fg import FunctionGraph
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
 from arignote.link.numba.dispatch.elemwise import element_index, length_lines, scalar_body
-from arignote.link.numba.dispatch.scalar import UNSUPPORTED_DTYPES, cast, scalar_expressions
+from arignote.link.numba.dispatch.scalar import (
+    UNSUPPORTED_DTYPES,
+    cast,
+    kernel_namespace,
+    scalar_expressions,
+)
 from arignote.scalar import arithmetic
 from arignote.tensor.elemwise import CAReduce
 from arignote.tensor.reduction import Argmax, Argmin
@@ -48,7 +52,7 @@ def careduce_kernel(node: Apply, producer: Apply | None) -> Callable:
     axes = tuple(range(x.type.ndim)) if op.axis is None else op.axis
     loads = _Loads(x.type.ndim, acc_dtype, producer)
     source = _source(node, axes, acc_dtype, start, step, _is_extreme(op.scalar_op), loads)
-    return compile_source(source, "kernel", {"math": _math})
+    return compile_source(source, "kernel", kernel_namespace([source]))
 
 
 def fused_reductions(fgraph: FunctionGraph) -> dict[Apply, tuple[Callable, Apply]]:
