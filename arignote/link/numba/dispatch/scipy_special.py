@@ -34,6 +34,7 @@ _ENTRIES = {
     special.GammaInc: ("gammainc", 2),
     special.GammaIncC: ("gammaincc", 2),
     special.BetaInc: ("__pyx_fuse_0betainc", 3),
+    special_more.Ive: ("__pyx_fuse_1ive", 2),
     special_more.GammaIncInv: ("gammaincinv", 2),
     special_more.GammaIncCInv: ("gammainccinv", 2),
     special_more.BetaIncInv: ("__pyx_fuse_0betaincinv", 3),
