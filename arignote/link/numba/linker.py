@@ -23,7 +23,13 @@ from arignote.graph.codegen import CodeBuilder
 from arignote.graph.fg import FunctionGraph
 from arignote.link.jit import JITLinker, JITRunner
 from arignote.link.numba.cache import cacheable, load_graph
-from arignote.link.numba.dispatch import NotNative, compile_source, kernel_for, numba_type
+from arignote.link.numba.dispatch import (
+    NotNative,
+    compile_source,
+    fused_reductions,
+    kernel_for,
+    numba_type,
+)
 from arignote.link.numba.dispatch.inner import graph_function, is_lazy_graph
 from arignote.link.vm import VMLinker
 from arignote.tensor.type import TensorType
@@ -91,13 +97,19 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
     fallbacks: dict[Apply, NotNative] = {}
     kernels: list = []
     lines = [f"def graph({', '.join(names[v] for v in fgraph.inputs)}):"]
-    for position, node in enumerate(fgraph.toposort()):
-        kernel, reason = kernel_for(node)
+    fused = fused_reductions(fgraph)  # {reduction: (kernel, elementwise producer)}
+    producers = {producer for _, producer in fused.values()}
+    for node in fgraph.toposort():
+        if node in producers:  # computed inside the reduction it feeds
+            continue
+        kernel, reason = (fused[node][0], None) if node in fused else kernel_for(node)
         if reason is not None:
             fallbacks[node] = reason
+        position = len(kernels)  # kernels are k0, k1, ... in order (the disk cache relies on it)
         namespace[f"k{position}"] = kernel
         kernels.append(kernel)
-        args = ", ".join(_name_of(v, names, namespace) for v in node.inputs)
+        inputs = fused[node][1].inputs if node in fused else node.inputs
+        args = ", ".join(_name_of(v, names, namespace) for v in inputs)
         outs = [f"v{position}_{j}" for j in range(len(node.outputs))]
         names.update(zip(node.outputs, outs))
         target = outs[0] if len(outs) == 1 else ", ".join(outs)

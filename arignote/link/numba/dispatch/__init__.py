@@ -1,20 +1,27 @@
 """Native kernels per op family (mirroring ``arignote/tensor/``), and the dispatcher."""
 
 from arignote.link.numba.dispatch import (
+    advanced_subtensor,
     alloc,
     blas,
     builders,
     conv,
+    creation,
     elemwise,
     extra_ops,
+    indexing,
     inner,
+    linalg,
     math,
     pool,
     products,
     raise_op,
     reduction,
     scan,
+    scipy_special,
     shape,
+    sort,
+    special,
     subtensor,
 )
 from arignote.link.numba.dispatch.basic import (
@@ -26,20 +33,26 @@ from arignote.link.numba.dispatch.basic import (
     numba_funcify,
     numba_type,
 )
+from arignote.link.numba.dispatch.reduction import fused_reductions
 
 __all__ = [
     "BY_NAME",
     "FALLBACKS",
     "NotNative",
+    "advanced_subtensor",
     "alloc",
     "blas",
     "builders",
     "compile_source",
     "conv",
+    "creation",
     "elemwise",
     "extra_ops",
+    "fused_reductions",
+    "indexing",
     "inner",
     "kernel_for",
+    "linalg",
     "math",
     "numba_funcify",
     "numba_type",
@@ -48,6 +61,9 @@ __all__ = [
     "raise_op",
     "reduction",
     "scan",
+    "scipy_special",
     "shape",
+    "sort",
+    "special",
     "subtensor",
 ]

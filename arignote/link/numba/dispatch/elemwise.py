@@ -8,23 +8,22 @@ length is 1, as in ``Elemwise.perform``; other lengths must agree at run time.
 
 from __future__ import annotations
 
-import math as _math
 from collections.abc import Callable
 
 from arignote.graph.basic import Apply, Constant
 from arignote.link.numba.dispatch.basic import compile_source, numba_funcify
-from arignote.link.numba.dispatch.scalar import cast, scalar_expressions
+from arignote.link.numba.dispatch.scalar import cast, kernel_namespace, scalar_expressions
 from arignote.scalar.composite import Composite
 from arignote.tensor.elemwise import DimShuffle, Elemwise
 
 
 @numba_funcify.register(Elemwise)
 def _elemwise(op: Elemwise, node: Apply) -> Callable:
-    body = _scalar_body(op.scalar_op, node)
-    return compile_source(_loop_source(node, body), "kernel", {"math": _math})
+    body = scalar_body(op.scalar_op, node)
+    return compile_source(_loop_source(node, body), "kernel", kernel_namespace(body))
 
 
-def _scalar_body(scalar_op, node: Apply) -> list[str]:
+def scalar_body(scalar_op, node: Apply) -> list[str]:
     """Lines computing ``r0, r1, ...`` (one per output) from ``a0, a1, ...`` (the inputs)."""
     in_dtypes = [i.type.dtype for i in node.inputs]
     out_dtypes = [o.type.dtype for o in node.outputs]
@@ -61,7 +60,7 @@ def _loop_source(node: Apply, body: list[str]) -> str:
     ndim = node.outputs[0].type.ndim
     nin = len(node.inputs)
     lines = [f"def kernel({', '.join(f'i{k}' for k in range(nin))}):"]
-    lines += _length_lines(node, ndim)
+    lines += length_lines(node, ndim)
     shape = "(" + "".join(f"n{d}, " for d in range(ndim)) + ")"
     for k, out in enumerate(node.outputs):
         lines.append(f"    o{k} = np.empty({shape}, dtype=np.{out.type.dtype})")
@@ -70,7 +69,7 @@ def _loop_source(node: Apply, body: list[str]) -> str:
         lines.append(f"{indent}for j{d} in range(n{d}):")
         indent += "    "
     for k, inp in enumerate(node.inputs):
-        lines.append(f"{indent}a{k} = i{k}[{_index(inp, ndim)}]")
+        lines.append(f"{indent}a{k} = i{k}[{element_index(inp, ndim)}]")
     lines += [indent + line for line in body]
     out_index = "".join(f"j{d}, " for d in range(ndim)) or "()"
     for k in range(len(node.outputs)):
@@ -84,11 +83,11 @@ def _broadcast(inp, d: int) -> bool:
     return inp.type.shape[d] == 1
 
 
-def _index(inp, ndim: int) -> str:
+def element_index(inp, ndim: int) -> str:
     return "".join("0, " if _broadcast(inp, d) else f"j{d}, " for d in range(ndim)) or "()"
 
 
-def _length_lines(node: Apply, ndim: int) -> list[str]:
+def length_lines(node: Apply, ndim: int) -> list[str]:
     """``n{d}`` = the length of dimension d; inputs not broadcast there must agree."""
     lines = []
     for d in range(ndim):

@@ -10,19 +10,19 @@ from __future__ import annotations
 _NOT_WRITTEN = "no native kernel written yet: runs perform in object mode"
 
 _SCIPY = (
-    "SciPy special function: numba implements none natively (numba-scipy is not a dependency) "
-    "and a port matching SciPy's values is not written yet"
+    "SciPy special function without an entry point in scipy.special.cython_special for "
+    "this signature (factorial's exact mode, polygamma is Python code): not native yet"
 )
 _LINALG = (
-    "linear algebra: numba's np.linalg covers part of it, but error behaviour (singular and "
-    "non-positive-definite inputs) must first be made to match perform's; not written yet"
+    "linear algebra without a native kernel yet (SciPy's solvers and their warnings, complex "
+    "eigenvalues, matrix exponential), or a node of another dtype than real floats, or a "
+    "variant numba lacks (complete QR, hermitian pinv)"
 )
 _ADVANCED = (
-    "advanced (integer-array or mask) indexing: numba takes one advanced index per "
-    "subscript, NumPy's rules for several (and repeated indices when incrementing) are not "
-    "reproduced natively yet"
+    "advanced indexing beyond one 1-d integer or boolean array among slices (or a lone integer "
+    "vector when incrementing): numba takes one 1-d advanced index per subscript, NumPy's "
+    "placement rules for several (or integers mixed with arrays) are not reproduced natively"
 )
-_SORTING = "sorting, searching and counting kernels are not written yet"
 
 _LOOP = (
     "a loop or inner graph holding an untraced state (a random generator) or a node without a "
@@ -39,86 +39,36 @@ FALLBACKS: dict[str, str] = {
         ["AbstractConv", "AbstractConv_gradInputs", "AbstractConv_gradWeights"], _UNSHARED
     ),
     # scalar ops inside Elemwise (the whole elementwise node falls back)
+    "Factorial": _SCIPY,
+    "Polygamma": _SCIPY,
     **dict.fromkeys(
-        [
-            "Beta",
-            "BetaInc",
-            "BetaLn",
-            "Erfcinv",
-            "Erfcx",
-            "Erfinv",
-            "Factorial",
-            "GammaInc",
-            "GammaIncC",
-            "I0",
-            "I1",
-            "Iv",
-            "J0",
-            "J1",
-            "Jv",
-            "Poch",
-            "Polygamma",
-            "Psi",
-            "XLog1pY",
-        ],
-        _SCIPY,
+        ["Angle", "Complex", "Conj", "Imag", "Real"],
+        "complex64 values: numba's complex64 arithmetic is not NumPy's (complex128 is native)",
     ),
-    "Angle": "complex argument: not in the native scalar table yet",
-    "Complex": "building complex numbers: not in the native scalar table yet",
-    "Real": "real part: not in the native scalar table yet",
-    "Imag": "imaginary part: not in the native scalar table yet",
-    "IsClose": "its tolerances are op parameters not yet passed to native code",
     # linalg
     **dict.fromkeys(
         [
-            "BlockDiagonal",
             "ChoSolve",
-            "Cholesky",
-            "Det",
             "Eig",
-            "Eigh",
             "Expm",
             "Lstsq",
-            "MatrixInverse",
-            "MatrixPinv",
-            "QR",
-            "SVD",
-            "SlogDet",
             "Solve",
             "SolveTriangular",
         ],
         _LINALG,
     ),
-    # indexing
-    **dict.fromkeys(
-        [
-            "AdvancedIncSubtensor",
-            "AdvancedIncSubtensor1",
-            "AdvancedSubtensor",
-            "AdvancedSubtensor1",
-            "Choose",
-            "TakeAlongAxis",
-        ],
-        _ADVANCED,
+    "Eigh": (
+        "eigenvectors (defined up to sign) from the upper triangle or in float32: numba's "
+        "routine does not give NumPy's signs there; float64 lower and eigenvalues are native"
     ),
+    "QR": "modes 'complete' and 'raw': numba's qr computes the reduced factorization only",
+    "MatrixPinv": "hermitian=True (NumPy goes through eigh) and non-float dtypes",
+    "MatMul": "batched or vector matmul: numba's np.dot takes 1-d and 2-d operands only",
+    # indexing: the common cases are native, these keys cover the others (per node)
+    **dict.fromkeys(["AdvancedIncSubtensor", "AdvancedSubtensor"], _ADVANCED),
     # sorting and searching
-    **dict.fromkeys(["Argsort", "BinCount", "Nonzero", "SearchSorted", "Sort", "Unique"], _SORTING),
-    # reductions with an index or two passes
-    **dict.fromkeys(["Argmax", "Argmin", "LogSoftmax", "Softmax"], _NOT_WRITTEN),
+    "Unique": "unique slices along an axis (lexicographic order of slices) are not native yet",
     # extra ops, creation, joining
-    **dict.fromkeys(
-        [
-            "AllocDiag",
-            "ARange",
-            "Einsum",
-            "ExtractDiag",
-            "Eye",
-            "Flip",
-            "Linspace",
-            "Repeat",
-            "SegmentSum",
-            "Split",
-        ],
-        _NOT_WRITTEN,
-    ),
+    "Einsum": _NOT_WRITTEN,
+    "Linspace": "array start/stop (one line of samples per element) have no native kernel",
 }

@@ -10,12 +10,15 @@ Every result is converted to the output dtype the op declares, so that dtypes ma
 
 from __future__ import annotations
 
+import math as _math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from arignote.link.numba.dispatch.basic import NotNative
 from arignote.scalar import arithmetic, composite, logical, math, rounding, special
+from arignote.scalar import complex as complex_ops
 from arignote.scalar.basic import ScalarOp
 from numba.np import ufunc_db
 
@@ -29,6 +32,16 @@ Expression = Callable[[ScalarOp, Sequence[str], Sequence[str]], str]
 
 #: Hand-written expressions by scalar op class: ``(op, args, in_dtypes) -> expression``.
 SCALAR_EXPRESSIONS: dict[type, Expression] = {}
+
+#: Native functions expressions may call, by their global name in the kernel (SciPy's).
+SCALAR_FUNCTIONS: dict[str, Any] = {}
+
+
+def kernel_namespace(lines: Sequence[str]) -> dict[str, Any]:
+    """The globals a kernel with these lines needs: ``math`` and the functions it calls."""
+    text = "\n".join(lines)
+    used = {name: fn for name, fn in SCALAR_FUNCTIONS.items() if f"{name}(" in text}
+    return {"math": _math, **used}
 
 
 def expression(*classes: type) -> Callable[[Expression], Expression]:
@@ -184,7 +197,45 @@ def _round_half_away(op, args, dtypes):
 
 @expression(logical.IsClose)
 def _isclose(op, args, dtypes):
-    raise NotNative("IsClose", "tolerances are op parameters not yet passed to native code")
+    if any(d.startswith("complex") for d in dtypes):
+        raise NotNative("IsClose", "complex operands are not compared natively")
+    # as elementwise: b in its float type, the difference in the common type, the (weak)
+    # tolerances in b's float type; infinities close only to themselves
+    fb = np.result_type(np.dtype(dtypes[1]), 1.0)
+    common = cast(np.result_type(np.dtype(dtypes[0]), fb))
+    a, b = f"{common}({args[0]})", f"{cast(fb)}({args[1]})"
+    bound = f"({cast(fb)}({op.atol!r}) + {cast(fb)}({op.rtol!r}) * np.abs({b}))"
+    close = f"((np.abs({a} - {b}) <= {bound} and np.isfinite({b})) or {a} == {b})"
+    if op.equal_nan:
+        close = f"({close} or (np.isnan({a}) and np.isnan({b})))"
+    return close
+
+
+def _is_complex(dtype: str) -> bool:
+    return dtype.startswith("complex")
+
+
+@expression(complex_ops.Real)
+def _real(op, args, dtypes):
+    return f"{args[0]}.real" if _is_complex(dtypes[0]) else args[0]
+
+
+@expression(complex_ops.Imag)
+def _imag(op, args, dtypes):
+    return f"{args[0]}.imag" if _is_complex(dtypes[0]) else "0"
+
+
+@expression(complex_ops.Angle)
+def _angle(op, args, dtypes):
+    x = args[0]
+    if _is_complex(dtypes[0]):
+        return f"np.arctan2({x}.imag, {x}.real)"
+    return f"np.arctan2(0.0, np.float64({x}))"  # pi for negative numbers (and -0.0)
+
+
+@expression(complex_ops.Complex)
+def _complex(op, args, dtypes):
+    return f"complex(np.float64({args[0]}), np.float64({args[1]}))"
 
 
 @expression(composite.Composite)

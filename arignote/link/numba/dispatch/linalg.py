@@ -1,0 +1,168 @@
+"""Native kernels of linear algebra on stacks of matrices, through numba's ``np.linalg``
+(the same LAPACK routines NumPy calls): ``Det``, ``SlogDet``, ``MatrixInverse``,
+``Cholesky``, ``Eigh``, ``SVD``, ``QR`` (reduced and "r"), ``MatrixPinv`` and
+``BlockDiagonal``.
+
+Errors as in ``perform``: a non-square input raises ``ValueError``; a singular matrix gives a
+zero determinant (``SlogDet``: sign 0, ``-inf``) and ``MatrixInverse`` raises
+``np.linalg.LinAlgError``, as does ``Cholesky`` of a matrix that is not positive definite.
+Only one triangle is read where ``perform`` reads one: numba's routines read the lower one,
+so the upper-triangle variants factor the transpose (real matrices only). Batch dimensions
+become loops. Complex, float16 and integer inputs (computed in another dtype) stay in object
+mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from arignote.graph.basic import Apply
+from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
+from arignote.tensor.linalg.decompositions import QR, SVD, Cholesky, Eigh
+from arignote.tensor.linalg.inverse import Det, MatrixInverse, SlogDet
+from arignote.tensor.linalg.least_squares import MatrixPinv
+from arignote.tensor.linalg.misc import BlockDiagonal
+
+_FLOATS = frozenset({"float32", "float64"})
+
+
+def _real_floats(node: Apply) -> None:
+    dtypes = {v.type.dtype for v in (*node.inputs, *node.outputs)}
+    if not dtypes <= _FLOATS or len({i.type.dtype for i in node.inputs}) != 1:
+        raise NotNative(type(node.op).__name__, f"dtypes {sorted(dtypes)}: real floats only")
+
+
+def _batched(node: Apply, outs: list[tuple[str, str]], call: list[str], square: bool) -> str:
+    """A kernel looping over the batch dimensions of ``x``: ``call`` computes ``r0, r1, ...``
+    from matrix ``a`` (with ``m``, ``n``, ``k`` its sizes and their minimum); output ``j`` has
+    the batch shape followed by ``outs[j][0]`` (a tuple expression) and dtype ``outs[j][1]``."""
+    batch = node.inputs[0].type.ndim - 2
+    lines = ["def kernel(x):", "    m, n = x.shape[-2], x.shape[-1]", "    k = min(m, n)"]
+    if square:
+        lines += ["    if m != n:", f"        raise ValueError('{node.op} needs square matrices')"]
+    prefix = "".join(f"x.shape[{d}], " for d in range(batch))
+    for j, (core, dtype) in enumerate(outs):
+        lines.append(f"    o{j} = np.empty(({prefix}) + {core}, dtype=np.{dtype})")
+    indent = "    "
+    for d in range(batch):
+        lines.append(f"{indent}for b{d} in range(x.shape[{d}]):")
+        indent += "    "
+    # numba lowers no lone Ellipsis: leading integers select one matrix of the stack
+    at = "".join(f"b{d}, " for d in range(batch))
+    lines.append(f"{indent}a = np.ascontiguousarray(x[{at}])" if batch else f"{indent}a = x")
+    lines += [indent + line for line in call]
+    for j, (core, _) in enumerate(outs):
+        target = f"o{j}[{at}]" if batch else f"o{j}[{'()' if core == '()' else ':'}]"
+        lines.append(f"{indent}{target} = r{j}")
+    lines.append(f"    return {', '.join(f'o{j}' for j in range(len(outs)))}")
+    return "\n".join(lines) + "\n"
+
+
+def _kernel(source: str) -> Callable:
+    return compile_source(source, "kernel", {})
+
+
+def _out(node: Apply, j: int = 0) -> str:
+    return node.outputs[j].type.dtype
+
+
+@numba_funcify.register(Det)
+def _det(op: Det, node: Apply) -> Callable:
+    _real_floats(node)
+    return _kernel(_batched(node, [("()", _out(node))], ["r0 = np.linalg.det(a)"], True))
+
+
+@numba_funcify.register(SlogDet)
+def _slogdet(op: SlogDet, node: Apply) -> Callable:
+    _real_floats(node)
+    outs = [("()", _out(node, 0)), ("()", _out(node, 1))]
+    return _kernel(_batched(node, outs, ["r0, r1 = np.linalg.slogdet(a)"], True))
+
+
+@numba_funcify.register(MatrixInverse)
+def _inv(op: MatrixInverse, node: Apply) -> Callable:
+    _real_floats(node)
+    return _kernel(_batched(node, [("(m, n)", _out(node))], ["r0 = np.linalg.inv(a)"], True))
+
+
+@numba_funcify.register(Cholesky)
+def _cholesky(op: Cholesky, node: Apply) -> Callable:
+    _real_floats(node)
+    # the upper factor U of the matrix read from its upper triangle: (chol of A^T)^T, A real
+    call = ["r0 = np.linalg.cholesky(a)" if op.lower else "r0 = np.linalg.cholesky(a.T).T"]
+    return _kernel(_batched(node, [("(m, n)", _out(node))], call, True))
+
+
+@numba_funcify.register(Eigh)
+def _eigh(op: Eigh, node: Apply) -> Callable:
+    _real_floats(node)
+    if op.compute_v and (op.uplo != "L" or node.inputs[0].type.dtype != "float64"):
+        # eigenvectors are defined up to sign: only this variant gives LAPACK's signs as NumPy
+        raise NotNative("Eigh", "eigenvectors of the upper triangle or in float32")
+    matrix = "a" if op.uplo == "L" else "np.ascontiguousarray(a.T)"  # numba reads 'L'
+    outs = [("(n,)", _out(node, 0))]
+    call = [f"r0, r1 = np.linalg.eigh({matrix})"]
+    if op.compute_v:
+        outs.append(("(m, n)", _out(node, 1)))
+    return _kernel(_batched(node, outs, call, True))
+
+
+@numba_funcify.register(SVD)
+def _svd(op: SVD, node: Apply) -> Callable:
+    _real_floats(node)
+    if not op.compute_uv:
+        call = ["r0 = np.linalg.svd(a, full_matrices=False)[1]"]
+        return _kernel(_batched(node, [("(k,)", _out(node))], call, False))
+    full = op.full_matrices
+    outs = [
+        ("(m, m)" if full else "(m, k)", _out(node, 0)),
+        ("(k,)", _out(node, 1)),
+        ("(n, n)" if full else "(k, n)", _out(node, 2)),
+    ]
+    call = [f"r0, r1, r2 = np.linalg.svd(a, full_matrices={full})"]
+    return _kernel(_batched(node, outs, call, False))
+
+
+@numba_funcify.register(QR)
+def _qr(op: QR, node: Apply) -> Callable:
+    _real_floats(node)
+    if op.mode == "r":
+        outs, call = [("(k, n)", _out(node))], ["r0 = np.linalg.qr(a)[1]"]
+    elif op.mode == "reduced":
+        outs = [("(m, k)", _out(node, 0)), ("(k, n)", _out(node, 1))]
+        call = ["r0, r1 = np.linalg.qr(a)"]
+    else:
+        raise NotNative("QR", f"mode {op.mode!r}: numba's qr is the reduced one")
+    return _kernel(_batched(node, outs, call, False))
+
+
+@numba_funcify.register(MatrixPinv)
+def _pinv(op: MatrixPinv, node: Apply) -> Callable:
+    _real_floats(node)
+    if op.hermitian:
+        raise NotNative("MatrixPinv", "the hermitian variant (through eigh) is not written")
+    eps = f"np.finfo(np.{node.inputs[0].type.dtype}).eps"
+    # NumPy's default cutoff (rtol=None) is max(m, n) * eps relative to the largest value
+    cutoff = f"max(m, n) * {eps}" if op.cutoff is None else repr(float(op.cutoff))
+    call = [f"r0 = np.linalg.pinv(a, rcond={cutoff})"]
+    return _kernel(_batched(node, [("(n, m)", _out(node))], call, False))
+
+
+@numba_funcify.register(BlockDiagonal)
+def _block_diagonal(op: BlockDiagonal, node: Apply) -> Callable:
+    dtype = _out(node)
+    args = [f"i{k}" for k in range(len(node.inputs))]
+    rows = " + ".join(f"{a}.shape[0]" for a in args)
+    cols = " + ".join(f"{a}.shape[1]" for a in args)
+    lines = [
+        f"def kernel({', '.join(args)}):",
+        f"    out = np.zeros(({rows}, {cols}), dtype=np.{dtype})",
+        "    r, c = 0, 0",
+    ]
+    for a in args:
+        lines += [
+            f"    out[r:r + {a}.shape[0], c:c + {a}.shape[1]] = {a}",
+            f"    r += {a}.shape[0]",
+            f"    c += {a}.shape[1]",
+        ]
+    return _kernel("\n".join(lines + ["    return out"]) + "\n")
