@@ -41,9 +41,9 @@ from arignote.link.basic import Runner
 from arignote.link.vm import VMLinker, VMRunner
 
 #: Calls after which a function is hot (the native version is compiled in the background).
-HOT_CALLS = 1000
+HOT_CALLS = 2000
 #: Estimated seconds spent on the VM after which a function is hot, whatever its call count.
-HOT_SECONDS = 0.5
+HOT_SECONDS = 1.0
 #: Calls (1, 2, 4, 8, ...) that are timed to estimate the VM time of a function.
 _FIRST_SAMPLE = 1
 
