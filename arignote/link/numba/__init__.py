@@ -18,6 +18,14 @@ the VM first, then, once a function is hot, native code compiled in a background
 the location; ``python -m arignote.cache info|clear``).
 """
 
+import os
+
+# Numba highlights its messages with colorama, which reassigns sys.stdout/sys.stderr (to the
+# streams it saw first) around each message: from a background compilation (tiered
+# execution) that can undo a redirection the main thread made meanwhile (pytest's capsys,
+# contextlib.redirect_stdout). Plain messages touch neither; read when numba is imported.
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+
 from arignote.link.basic import register_linker
 from arignote.link.numba.dispatch import FALLBACKS, NotNative, numba_funcify
 from arignote.link.numba.linker import WHOLE_GRAPH_FALLBACKS, NumbaLinker, native_report
