@@ -173,7 +173,8 @@ def test_an_unwritable_cache_compiles_without_it_warning_once(_private_cache, mo
         for scale in (5.0, 6.0):
             f = arignote.function([x], pt.exp(x) * scale, mode="NUMBA")
             np.testing.assert_allclose(f(np.zeros(2)), [scale, scale])
-    assert [type(w.message) for w in caught] == [cache.CacheWarning]
+    caught = [w for w in caught if issubclass(w.category, cache.CacheWarning)]
+    assert len(caught) == 1
     assert os.strerror(error) in str(caught[0].message)
     leftovers = [p.name for p in (_private_cache / "numba").iterdir() if p.suffix != ".lock"]
     assert leftovers == []  # neither an entry nor a temporary file
