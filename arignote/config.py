@@ -22,7 +22,8 @@ option                      default         meaning
 ``mode``                    ``"Mode"``      mode of ``function()`` when none is given (a name
                                             known to ``get_mode``, or a ``Mode``); "Mode" is
                                             the mode made of ``linker`` and ``optimizer``
-``linker``                  ``"vm"``        linker of ``"Mode"`` and of modes naming none
+``linker``                  ``"auto"``      linker of ``"Mode"`` and of modes naming none
+                                            ("auto": the VM, then native code when hot)
 ``optimizer``               ``"fast_run"``  rewrite pipeline of ``"Mode"`` and of modes naming
                                             none
 ``on_rewrite_error``        ``"warn"``      a rewrite that raises: "warn" (skip it), "raise",
@@ -35,6 +36,10 @@ option                      default         meaning
                                             yet: the option has no effect today)
 ``profile``                 ``False``       profile every function (``function(profile=None)``)
 ``on_unused_input``         ``"raise"``     an unused function input: "raise", "warn", "ignore"
+``tiered``                  ``True``        "auto" linker: swap in native code when hot
+``cache_dir``               ``""``          disk cache of native code ("": ARIGNOTE_CACHE_DIR,
+                                            else the user cache directory)
+``cache_size_mb``           ``1024``        bound of that cache (least recently used evicted)
 ==========================  ==============  ======================================================
 """
 
@@ -67,10 +72,11 @@ class Options:
     #: ``Mode``. "Mode" (the default, as in PyTensor) is ``Mode(linker, optimizer)`` built
     #: from the two options below, so that changing them changes what ``function()`` does.
     mode: Any = "Mode"
-    #: linker of the "Mode" mode and of modes that do not name one ("vm": the Python VM,
-    #: freeing intermediates early; "vm_nogc": keeps them between calls; "py": same as
-    #: "vm_nogc").
-    linker: str = "vm"
+    #: linker of the "Mode" mode and of modes that do not name one ("auto": the Python VM,
+    #: then Numba's native code once a function is hot, when numba is installed; "vm": the
+    #: Python VM only, freeing intermediates early; "vm_nogc": keeps them between calls;
+    #: "py": same as "vm_nogc").
+    linker: str = "auto"
     #: rewrite pipeline of the "Mode" mode and of modes that do not name one ("fast_run",
     #: "fast_compile", "merge", "None").
     optimizer: str = "fast_run"
@@ -92,6 +98,14 @@ class Options:
     #: what ``function()`` does with an input the outputs do not depend on, when its
     #: ``on_unused_input`` argument is None: "raise", "warn" or "ignore".
     on_unused_input: str = "raise"
+    #: the "auto" linker compiles hot functions natively (False: they stay on the VM; set
+    #: with ``ARIGNOTE_FLAGS=tiered=False``).
+    tiered: bool = True
+    #: directory of the disk cache of native code ("" : ``$ARIGNOTE_CACHE_DIR``, else the
+    #: user cache directory).
+    cache_dir: str = ""
+    #: total size bound of that cache, in MiB (least recently used entries are evicted).
+    cache_size_mb: int = 1024
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():

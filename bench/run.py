@@ -27,8 +27,11 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")
 import argparse  # noqa: E402
 import importlib.util  # noqa: E402
 import platform  # noqa: E402
+import shutil  # noqa: E402
 import statistics  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
@@ -40,6 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import arignote  # noqa: E402
 import arignote.tensor as pt  # noqa: E402
+from arignote.compile.mode import Mode  # noqa: E402
+from arignote.link.tiered import TieredLinker, TieredRunner  # noqa: E402
 from arignote.tensor.nnet import conv2d  # noqa: E402
 from arignote.tensor.signal.pool import pool_2d  # noqa: E402
 
@@ -74,6 +79,27 @@ def _add_arignote_jax(workload: Workload, inputs: list, outputs, args: tuple) ->
             workload.calls[label] = lambda f=f: f(*args).block_until_ready()
 
 
+def _hot(f, *args) -> None:
+    """Call a default-mode (tiered) function until it is hot and wait for its native code."""
+    runner = f.runner
+    if isinstance(runner, TieredRunner):
+        while not runner.is_hot:
+            f(*args)
+        runner.wait()
+
+
+#: The tiered linker that never becomes hot: its calls all pay the counting wrapper.
+_COUNTING = Mode(TieredLinker(hot_calls=1 << 62, hot_seconds=1e30), "fast_run")
+
+
+def _add_default_tiers(workload: Workload, inputs: list, outputs, args: tuple) -> None:
+    """The default mode before the swap (VM behind the counting wrapper) and the VM alone."""
+    for label, mode in (("arignote VM", "VM"), ("arignote tiered, before swap", _COUNTING)):
+        for suffix, trust in (("", False), (" trust_input", True)):
+            f = arignote.function(inputs, outputs, mode=mode, trust_input=trust)
+            workload.calls[label + suffix] = lambda f=f: f(*args)
+
+
 # -- W1: per-call overhead of a tiny elementwise function -----------------------------------------
 
 
@@ -82,6 +108,8 @@ def _w1_arignote(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -
     a, b = ttype("a"), ttype("b")
     f = arignote.function([a, b], a * b + pt.exp(a) - pt.log(b))
     trusted = arignote.function([a, b], a * b + pt.exp(a) - pt.log(b), trust_input=True)
+    _hot(f, a_value, b_value), _hot(trusted, a_value, b_value)  # the default: tiered, swapped
+    _add_default_tiers(workload, [a, b], a * b + pt.exp(a) - pt.log(b), (a_value, b_value))
     workload.calls["arignote"] = lambda: f(a_value, b_value)
     workload.calls["arignote trust_input"] = lambda: trusted(a_value, b_value)
     _add_arignote_jax(workload, [a, b], a * b + pt.exp(a) - pt.log(b), (a_value, b_value))
@@ -175,6 +203,8 @@ def _w2_arignote(y: np.ndarray, workload: Workload, mu_v, ls_v) -> None:
     outputs = [logp, *arignote.grad(logp, [mu, log_sigma])]
     f = arignote.function([mu, log_sigma], outputs)
     trusted = arignote.function([mu, log_sigma], outputs, trust_input=True)
+    _hot(f, mu_v, ls_v), _hot(trusted, mu_v, ls_v)  # the default: tiered, swapped
+    _add_default_tiers(workload, [mu, log_sigma], outputs, (mu_v, ls_v))
     workload.calls["arignote"] = lambda: f(mu_v, ls_v)
     workload.calls["arignote trust_input"] = lambda: trusted(mu_v, ls_v)
     if _have("numba"):
@@ -608,6 +638,98 @@ def workload_W7f() -> Workload:
     return _w7_workload(gradient=False)
 
 
+# -- W9: time to solution of a sampler's job, in fresh processes -----------------------------
+
+_W9_CALLS = 10**5
+_W9_ARIGNOTE = """
+import numpy as np, arignote, arignote.tensor as pt
+rng = np.random.default_rng(1)
+y = rng.normal(0.3, 1.7, size=100)
+mu, log_sigma = pt.dscalar("mu"), pt.dscalar("log_sigma")
+logp = (-0.5 * ((pt.constant(y) - mu) / pt.exp(log_sigma)) ** 2 - log_sigma
+        - 0.5 * {log2pi!r}).sum()
+f = arignote.function([mu, log_sigma], [logp, *arignote.grad(logp, [mu, log_sigma])], {mode})
+m, s = np.array(0.2), np.array(0.4)
+for _ in range({calls}):
+    out = f(m, s)
+print(float(out[0]))
+"""
+_W9_PYTENSOR = """
+import numpy as np, pytensor, pytensor.tensor as ptt
+rng = np.random.default_rng(1)
+y = rng.normal(0.3, 1.7, size=100)
+mu, log_sigma = ptt.dscalar("mu"), ptt.dscalar("log_sigma")
+logp = (-0.5 * ((y - mu) / ptt.exp(log_sigma)) ** 2 - log_sigma - 0.5 * {log2pi!r}).sum()
+f = pytensor.function([mu, log_sigma], [logp, *pytensor.grad(logp, [mu, log_sigma])],
+                      mode="FAST_RUN")
+m, s = np.array(0.2), np.array(0.4)
+for _ in range({calls}):
+    out = f(m, s)
+print(float(out[0]))
+"""
+_W9_JAX = """
+import numpy as np, jax, jax.numpy as jnp
+jax.config.update("jax_enable_x64", True)
+rng = np.random.default_rng(1)
+y = rng.normal(0.3, 1.7, size=100)
+def logp(mu, ls):
+    return jnp.sum(-0.5 * ((y - mu) / jnp.exp(ls)) ** 2 - ls - 0.5 * {log2pi!r})
+f = jax.jit(lambda mu, ls: [logp(mu, ls), *jax.grad(logp, argnums=(0, 1))(mu, ls)])
+m, s = np.array(0.2), np.array(0.4)
+for _ in range({calls}):
+    out = jax.block_until_ready(f(m, s))
+print(float(out[0]))
+"""
+
+
+def _fresh_process(script: str, env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds of a fresh Python process running ``script`` and the value it prints."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", script], env={**os.environ, **env}, capture_output=True, text=True
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"W9 process failed:\n{done.stderr[-2000:]}")
+    return seconds, float(done.stdout.split()[-1])
+
+
+def run_w9(calls: int = _W9_CALLS) -> str:
+    """W9: fresh processes building, compiling and calling W2 ``calls`` times (whole wall time,
+    interpreter start and imports included); arignote with a cold, then warm, native cache."""
+    root = str(Path(__file__).resolve().parents[1])
+    fill = {"log2pi": LOG_2PI, "calls": calls}
+    runs: list[tuple[str, str, dict]] = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = {"PYTHONPATH": root, "ARIGNOTE_CACHE_DIR": cache}
+        for label, mode in (("default (tiered)", ""), ("NUMBA", 'mode="NUMBA"')):
+            script = _W9_ARIGNOTE.format(mode=mode, **fill)
+            runs += [(f"arignote {label}, cold cache", script, env)]
+            runs += [(f"arignote {label}, warm cache", script, env)]
+        script = _W9_ARIGNOTE.format(mode='mode="VM"', **fill)
+        runs.append(("arignote VM only", script, env))
+        if _have("jax"):
+            runs.append(("jax jit, cold", _W9_JAX.format(**fill), {}))
+        if _have("pytensor"):
+            script = _W9_PYTENSOR.format(**fill)
+            _fresh_process(script, {})  # fills PyTensor's compile cache
+            runs.append(("pytensor C, warm cache", script, {}))
+        lines = [f"W9 fresh process: build, compile, {calls} calls of W2 (s, wall)"]
+        values = []
+        for label, script, run_env in runs:
+            if label.endswith("cold cache"):
+                shutil.rmtree(Path(cache) / "numba", ignore_errors=True)
+            seconds, value = _fresh_process(script, run_env)
+            values.append(value)
+            lines.append(f"  {label:<36} {seconds:>8.2f}")
+    if not np.allclose(values, values[0]):
+        raise AssertionError(f"W9: the engines disagree: {values}")
+    return "\n".join(lines)
+
+
+#: Workloads timed by their own function (fresh processes), not per call.
+ONE_SHOT: dict[str, Callable[[], str]] = {"W9": run_w9}
+
 WORKLOADS: dict[str, Callable[[], Workload]] = {
     "W1": workload_W1,
     "W1v": workload_W1v,
@@ -702,12 +824,14 @@ def report(workload: Workload, samples: dict[str, list[float]]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("workloads", nargs="*", default=list(WORKLOADS), help="e.g. W1 W2")
+    parser.add_argument(
+        "workloads", nargs="*", default=[*WORKLOADS, *ONE_SHOT], help="e.g. W1 W2 W9"
+    )
     parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds (median)")
     args = parser.parse_args(argv)
-    unknown = [w for w in args.workloads if w not in WORKLOADS]
+    unknown = [w for w in args.workloads if w not in WORKLOADS and w not in ONE_SHOT]
     if unknown:
-        parser.error(f"unknown workloads {unknown}; known: {sorted(WORKLOADS)}")
+        parser.error(f"unknown workloads {unknown}; known: {sorted([*WORKLOADS, *ONE_SHOT])}")
     print(
         f"arignote {arignote.__version__}, NumPy {np.__version__}, "
         f"Python {platform.python_version()}"
@@ -719,6 +843,9 @@ def main(argv: list[str] | None = None) -> None:
     if skipped:
         print(f"not installed, skipped: {', '.join(skipped)}")
     for name in args.workloads:
+        if name in ONE_SHOT:
+            print(ONE_SHOT[name]())
+            continue
         workload = WORKLOADS[name]()
         check_agreement(workload)
         print(report(workload, measure(workload, args.rounds)))

@@ -13,6 +13,7 @@ from arignote.config import config
 from arignote.graph.rewriting.basic import GraphRewriter
 from arignote.link.basic import LINKERS, Linker, linker_named
 from arignote.link.basic import register_linker as register_linker  # re-exported
+from arignote.link.tiered import TieredLinker
 from arignote.link.vm import VMLinker  # noqa: F401  (registers the built-in linkers)
 
 # The mode (and profile) of the function whose graph is being linked now. Inner-graph ops
@@ -153,8 +154,15 @@ class Mode:
     __repr__ = __str__
 
 
+# "auto": the Python VM first, Numba's native code once a function is hot, when numba can be
+# imported (arignote.link.tiered); "vm": the Python VM only.
+register_linker("auto", lambda: TieredLinker(allow_gc=None))
+register_linker("auto_nogc", lambda: TieredLinker(allow_gc=False))
+
 FAST_COMPILE = Mode("vm", "fast_compile")
-FAST_RUN = Mode("vm", "fast_run")
+FAST_RUN = Mode("auto", "fast_run")
+#: The Python VM only, with the ``fast_run`` rewrites (the mode named "VM").
+VM = Mode("vm", "fast_run")
 
 _CONFIGURED: dict[tuple, Mode] = {}
 
@@ -174,6 +182,7 @@ def configured_mode() -> Mode:
 predefined_modes: dict[str, Any] = {
     "FAST_COMPILE": FAST_COMPILE,
     "FAST_RUN": FAST_RUN,
+    "VM": VM,
     "Mode": configured_mode,
 }
 
@@ -260,25 +269,14 @@ def numba_mode() -> Mode:
     return _NUMBA_MODE[0]
 
 
-def _tiered_linker(**options: Any) -> Linker:
-    return importlib.import_module("arignote.link.numba.tiered").TieredLinker(**options)
-
-
-_TIERED_MODE: list[Mode] = []
-
-
-def tiered_mode() -> Mode:
-    """The mode named "TIERED": the VM at once, numba's native code when compiled in the
-    background (see :mod:`arignote.link.numba.tiered`)."""
-    if not _TIERED_MODE:
-        _TIERED_MODE.append(Mode("numba_tiered", "fast_run"))
-    return _TIERED_MODE[0]
-
+#: The mode named "TIERED": the default's tiering, but compiling natively (in the background)
+#: from the first call on (see :mod:`arignote.link.tiered`).
+TIERED = Mode(TieredLinker(hot_calls=1), "fast_run")
 
 LINKERS["numba"] = _numba_linker
-LINKERS["numba_tiered"] = _tiered_linker
+LINKERS["numba_tiered"] = lambda: TieredLinker(hot_calls=1)
 predefined_modes["NUMBA"] = numba_mode
-predefined_modes["TIERED"] = tiered_mode
+predefined_modes["TIERED"] = TIERED
 
 
 def __getattr__(name: str) -> Mode:

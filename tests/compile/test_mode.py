@@ -127,7 +127,7 @@ def test_get_mode():
     assert get_mode(FAST_COMPILE) is FAST_COMPILE
     default = get_mode(None)  # config.mode is "Mode": config.linker + config.optimizer
     assert default is get_mode("Mode")
-    assert (default.linker_spec, default.optimizer_spec) == ("vm", "fast_run")
+    assert (default.linker_spec, default.optimizer_spec) == ("auto", "fast_run")
     with arignote.config.change_flags(mode="FAST_COMPILE"):
         assert get_mode(None) is FAST_COMPILE
         x = pt.dvector("x")

@@ -125,12 +125,18 @@ def test_profile_option_forms():
 
 def test_unprofiled_functions_use_the_plain_vm():
     x = pt.dvector("x")
-    f = function([x], pt.exp(x))
+    f = function([x], pt.exp(x), mode="VM")
     assert isinstance(f.runner, VMRunner) and f.runner.profiler is None
     assert not isinstance(f, ProfiledFunction)
     for _ in range(VMRunner.WARMUP_CALLS + 1):
         f(np.ones(2))
     assert f.runner.run == f.runner.generated.function  # untimed: the plain generated code
+
+
+def test_profiled_functions_stay_on_the_vm_in_the_default_mode():
+    x = pt.dvector("x")
+    f = function([x], pt.exp(x), profile=True)
+    assert isinstance(f.runner, VMRunner)  # no tiering: the profile is the VM's, per node
 
 
 def test_profiled_function_errors_still_count_the_call():

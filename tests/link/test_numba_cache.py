@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import signal
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +17,7 @@ import arignote
 import arignote.tensor as pt
 
 cache = pytest.importorskip("arignote.link.numba.cache")
+cache_cli = pytest.importorskip("arignote.cache")
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,6 +78,149 @@ def test_a_damaged_entry_is_discarded_and_rebuilt(_private_cache, rng):
     assert "this is not python" not in entries[0].read_text()
 
 
+def _forget(directory: Path) -> None:
+    """Unload the cached modules of ``directory``, as if in another process."""
+    for entry in (directory / "numba").glob("arignote_*.py"):
+        sys.modules.pop("arignote_numba_" + entry.stem.removeprefix("arignote_"), None)
+
+
+def _entry(directory: Path) -> Path:
+    (module,) = (directory / "numba").glob("arignote_*.py")
+    return module
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garble", "constants", "numba_index"])
+def test_each_kind_of_damage_is_detected_and_repaired(_private_cache, rng, damage):
+    x = pt.dvector("x")
+    out = pt.exp(x) * np.linspace(1.0, 2.0, 4) + 0.25
+    value = rng.normal(size=4)
+    expected = np.exp(value) * np.linspace(1.0, 2.0, 4) + 0.25
+    np.testing.assert_allclose(arignote.function([x], out, mode="NUMBA")(value), expected)
+    module = _entry(_private_cache)
+    text = module.read_text()
+    if damage == "truncate":  # still valid Python: only the comparison with the text finds it
+        module.write_text(text[: text.index("@numba.njit")])
+    elif damage == "garble":
+        module.write_bytes(bytes(b ^ 0x55 for b in module.read_bytes()))
+    elif damage == "constants":
+        module.with_suffix(".npz").write_bytes(module.with_suffix(".npz").read_bytes()[:40])
+    else:
+        for index in (module.parent / "__pycache__").glob(module.stem + ".*.nbi"):
+            index.write_text("garbage")
+    _forget(_private_cache)
+    f = arignote.function([x], out, mode="NUMBA")
+    np.testing.assert_allclose(f(value), expected)
+    assert module.read_text() == text  # rebuilt
+
+
+def test_size_is_bounded_evicting_the_least_recently_used(_private_cache, rng):
+    x = pt.dvector("x")
+    graphs = [pt.exp(x) * scale for scale in (2.0, 3.0, 4.0)]
+    for out in graphs:
+        arignote.function([x], out, mode="NUMBA")(rng.normal(size=3))
+    listed = cache.entries()
+    assert len(listed) == 3 and all(e.size > 0 for e in listed)
+    os.utime(listed[0].files[0].with_suffix(".used"), (1, 1))  # the oldest, by far
+    _forget(_private_cache)
+    arignote.function([x], graphs[1], mode="NUMBA")  # loading records a use
+    newest = max(cache.entries(), key=lambda e: e.last_used)
+    assert newest.key == listed[1].key
+    bound = sum(e.size for e in listed) - listed[0].size // 2
+    assert cache.evict(_private_cache / "numba", bound=bound) == [listed[0].key]
+    assert {e.key for e in cache.entries()} == {listed[1].key, listed[2].key}
+
+
+def test_the_config_option_sets_the_location(tmp_path):
+    with arignote.config.change_flags(cache_dir=str(tmp_path / "elsewhere")):
+        assert cache.cache_dir() == tmp_path / "elsewhere" / "numba"
+
+
+def test_info_and_clear(_private_cache, capsys):
+    x = pt.dvector("x")
+    arignote.function([x], pt.exp(x) + 3.5, mode="NUMBA")(np.ones(2))
+    assert cache_cli.main(["info"]) == 0
+    shown = capsys.readouterr().out
+    assert "entries:    1" in shown and str(_private_cache / "numba") in shown
+    assert cache_cli.main(["clear"]) == 0
+    assert "removed 1 entries" in capsys.readouterr().out
+    assert cache.info()["entries"] == 0 and not cache.entries()
+    assert cache_cli.main(["bad"]) == 2
+
+
+@pytest.mark.slow
+def test_info_and_clear_from_the_command_line(_private_cache):
+    x = pt.dvector("x")
+    arignote.function([x], pt.exp(x) + 4.5, mode="NUMBA")(np.ones(2))
+    env = dict(os.environ, ARIGNOTE_CACHE_DIR=str(_private_cache), PYTHONPATH=str(ROOT))
+    command = [sys.executable, "-m", "arignote.cache"]
+    shown = subprocess.run([*command, "info"], env=env, capture_output=True, text=True)
+    assert shown.returncode == 0 and "entries:    1" in shown.stdout
+    cleared = subprocess.run([*command, "clear"], env=env, capture_output=True, text=True)
+    assert "removed 1 entries" in cleared.stdout
+    assert cache.info()["entries"] == 0
+
+
+@pytest.mark.parametrize("error", [errno.ENOSPC, errno.EROFS])
+def test_an_unwritable_cache_compiles_without_it_warning_once(_private_cache, monkeypatch, error):
+    def refuse(file, data):
+        raise OSError(error, os.strerror(error))
+
+    monkeypatch.setattr(cache, "_write_bytes", refuse)
+    monkeypatch.setattr(cache, "_WARNED", set())
+    x = pt.dvector("x")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for scale in (5.0, 6.0):
+            f = arignote.function([x], pt.exp(x) * scale, mode="NUMBA")
+            np.testing.assert_allclose(f(np.zeros(2)), [scale, scale])
+    caught = [w for w in caught if issubclass(w.category, cache.CacheWarning)]
+    assert len(caught) == 1
+    assert os.strerror(error) in str(caught[0].message)
+    leftovers = [p.name for p in (_private_cache / "numba").iterdir() if p.suffix != ".lock"]
+    assert leftovers == []  # neither an entry nor a temporary file
+
+
+_KILLED = """
+import os, signal, numpy as np, arignote, arignote.tensor as pt
+from arignote.link.numba import cache
+def fault(point):
+    if point == {point!r}:
+        os.kill(os.getpid(), signal.SIGKILL)
+cache._fault = fault
+x = pt.dvector("x")
+arignote.function([x], pt.exp(x) * 7.5 + x[::-1], mode="NUMBA")
+"""
+
+
+_SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        pytest.param("locked", marks=_SLOW),
+        pytest.param("mid-write", marks=_SLOW),
+        pytest.param("before-rename", marks=_SLOW),
+        "between-files",
+        pytest.param("written", marks=_SLOW),
+    ],
+)
+def test_a_writer_killed_at_any_step_leaves_nothing_read_as_valid(_private_cache, point):
+    env = dict(os.environ, ARIGNOTE_CACHE_DIR=str(_private_cache), PYTHONPATH=str(ROOT))
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED.format(point=point)], env=env, capture_output=True
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    directory = _private_cache / "numba"
+    modules = list(directory.glob("arignote_*.py"))
+    assert len(modules) == (1 if point == "written" else 0)  # only complete modules appear
+    x = pt.dvector("x")
+    f = arignote.function([x], pt.exp(x) * 7.5 + x[::-1], mode="NUMBA")
+    value = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(f(value), np.exp(value) * 7.5 + value[::-1])
+    assert len(cache.entries()) == 1
+
+
 def test_graphs_with_fallbacks_are_not_cached(_private_cache):
     x = pt.dmatrix("x")
     f = arignote.function([x], pt.linalg.expm(x), mode="NUMBA")  # no native kernel
@@ -87,11 +234,23 @@ def test_another_process_loads_the_machine_code(_private_cache):
     assert _hits(_run(1.5, _private_cache)) == (1, 0)
 
 
-@pytest.mark.slow
-def test_concurrent_processes_share_entries_safely(_private_cache):
-    processes = [_run(scale, _private_cache) for scale in (1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0, 2.0)]
+def _share(directory: Path, scales: list[float]) -> None:
+    processes = [_run(scale, directory) for scale in scales]
     for process in processes:
         _hits(process)  # every process computed the right values
-    assert len(list((_private_cache / "numba").glob("arignote_*.py"))) == 2
-    for process in [_run(1.0, _private_cache), _run(2.0, _private_cache)]:
+    assert len(cache.entries()) == len(set(scales))
+    for entry in cache.entries():  # every entry complete and intact
+        assert not list((directory / "numba").glob(".*.tmp"))
+        assert entry.files[1].exists() and entry.files[0].read_text().count("def graph(") == 1
+    for process in [_run(scale, directory) for scale in sorted(set(scales))]:
         assert _hits(process) == (1, 0)
+
+
+@pytest.mark.slow
+def test_three_processes_share_entries_safely(_private_cache):
+    _share(_private_cache, [1.0, 1.0, 2.0])
+
+
+@pytest.mark.slow
+def test_concurrent_processes_share_entries_safely(_private_cache):
+    _share(_private_cache, [1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 3.0, 3.0])

@@ -8,10 +8,18 @@ import pytest
 import arignote
 import arignote.tensor as pt
 from arignote import function
+from arignote.config import config
 from arignote.graph.basic import Apply
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.op import Op
 from arignote.link.vm import VMLinker, VMRunner
+
+
+@pytest.fixture(autouse=True)
+def _vm_only():
+    """These tests look inside the VM runner: the default linker's tiering is tested apart."""
+    with config.change_flags(linker="vm"):
+        yield
 
 
 class Counting(Op):

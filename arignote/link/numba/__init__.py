@@ -11,11 +11,20 @@ a native kernel runs its ``perform`` in object mode; :data:`FALLBACKS` lists eve
 to do so with the reason, and ``f.runner.fallbacks`` maps the nodes of a compiled function
 that do to the reason (``native_report(f.runner)`` prints it per node). A graph with random
 generators as inputs or outputs runs on the Python VM as a whole
-(:data:`WHOLE_GRAPH_FALLBACKS`). ``mode="TIERED"`` runs on the VM until the native function,
-compiled in a background thread, is ready (:mod:`arignote.link.numba.tiered`). Native code is
-cached on disk and shared by processes (:mod:`arignote.link.numba.cache`;
-``$ARIGNOTE_CACHE_DIR`` overrides the location).
+(:data:`WHOLE_GRAPH_FALLBACKS`). The default mode is tiered (:mod:`arignote.link.tiered`):
+the VM first, then, once a function is hot, native code compiled in a background thread by
+:mod:`arignote.link.numba.tiered`. Native code is cached on disk and shared by processes
+(:mod:`arignote.link.numba.cache`; ``config.cache_dir`` or ``$ARIGNOTE_CACHE_DIR`` overrides
+the location; ``python -m arignote.cache info|clear``).
 """
+
+import os
+
+# Numba highlights its messages with colorama, which reassigns sys.stdout/sys.stderr (to the
+# streams it saw first) around each message: from a background compilation (tiered
+# execution) that can undo a redirection the main thread made meanwhile (pytest's capsys,
+# contextlib.redirect_stdout). Plain messages touch neither; read when numba is imported.
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 from arignote.link.basic import register_linker
 from arignote.link.numba.dispatch import FALLBACKS, NotNative, numba_funcify

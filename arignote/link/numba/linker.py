@@ -119,10 +119,9 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
     source = "\n".join(lines) + "\n"
     if not fallbacks and cacheable(kernels):
         constants = {k: v for k, v in namespace.items() if k.startswith("c")}
-        try:
-            return load_graph(kernels, source, constants), fallbacks
-        except OSError:  # no writable cache directory: compile in memory
-            pass
+        cached = load_graph(kernels, source, constants)  # None: no usable cache directory
+        if cached is not None:
+            return cached, fallbacks
     return compile_source(source, "graph", namespace), fallbacks
 
 

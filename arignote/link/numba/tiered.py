@@ -1,16 +1,15 @@
-"""Tiered execution: the Python VM at once, native code as soon as it is compiled.
+"""The native half of tiered execution (:mod:`arignote.link.tiered` calls it when hot).
 
-``function(..., mode="TIERED")`` links the graph for the VM (instant) and runs the first
-calls there. The first call also starts a background thread that converts the graph and
-compiles it with numba for the types of that call's arguments (on copies of them: kernels
-never write their inputs); when it is done, later calls run natively. Results are the same
-either way (the native kernels are tested against ``perform``). If native compilation fails,
-the function stays on the VM and ``runner.native_error`` says why.
+:func:`compile_checked` takes the graph the VM runs (the default pipeline's, in-place
+operations included), turns each in-place node back into its out-of-place form (native
+kernels always write fresh outputs, and they are tested on those ops), compiles the whole
+graph, runs it on a copy of the inputs of the call that made the function hot, and accepts it
+only if its outputs match the VM's on those inputs. Graphs with nodes that would run in
+object mode stay on the VM: the gain would be small and the compilation long.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,81 +18,86 @@ import numpy as np
 from arignote.graph.fg import FunctionGraph
 from arignote.link.basic import Runner
 from arignote.link.jit import JITRunner
-from arignote.link.numba.linker import NumbaLinker, convert, native_runner, whole_graph_fallback
-from arignote.link.vm import VMLinker
+from arignote.link.numba.linker import convert, native_runner, whole_graph_fallback
 
 
-class TieredLinker(NumbaLinker):
-    """The VM first, then the whole graph compiled by numba (see the module docstring)."""
+def compile_checked(
+    fgraph: FunctionGraph, vm: Runner, samples: Sequence[Any]
+) -> tuple[JITRunner | None, str | None]:
+    """The native runner of ``fgraph`` checked against ``vm`` on ``samples``, or why not."""
+    reason = whole_graph_fallback(fgraph)
+    if reason is not None:
+        return None, f"whole graph on the Python VM: {reason}"
+    graph_fg = without_inplace(fgraph)
+    if graph_fg is None:
+        return None, "an in-place op has no out-of-place form"
+    graph, fallbacks = convert(graph_fg)
+    if fallbacks:
+        ops = sorted({str(node.op) for node in fallbacks})
+        return None, f"nodes without a native kernel: {', '.join(ops)}"
+    native = native_runner(graph_fg, graph, fallbacks, "numba (tiered)")
+    # The caller already saw this call's floating-point warnings (errstate is per thread).
+    with np.errstate(all="ignore"):
+        expected = vm.run([_copy(v) for v in samples])
+        got = native.run(samples)  # numba compiles for these argument types here
+    mismatch = first_mismatch(expected, got)
+    if mismatch is not None:
+        return None, f"native output {mismatch} differs from the VM's; kept the VM"
+    return native, None
 
-    def make_runner(self) -> Runner:
-        fgraph = self._graph()
-        vm = VMLinker().accept(fgraph, self.no_recycling, self.profile).make_runner()
-        reason = whole_graph_fallback(fgraph)
-        if reason is not None:
-            vm.fallbacks = {None: reason}
-            return vm
-        return TieredRunner(fgraph, vm, str(self))
+
+def without_inplace(fgraph: FunctionGraph) -> FunctionGraph | None:
+    """A copy of ``fgraph`` with every in-place node replaced by its out-of-place form
+    (None when some op has none); ``fgraph`` itself when it has no in-place node."""
+    if not any(getattr(n.op, "destroy_map", None) for n in fgraph.apply_nodes):
+        return fgraph
+    copy = FunctionGraph(fgraph.inputs, fgraph.outputs, clone=True)
+    for node in copy.toposort():
+        if not getattr(node.op, "destroy_map", None):
+            continue
+        op = out_of_place(node.op)
+        if op is None:
+            return None
+        replacement = op.make_node(*node.inputs)
+        copy.replace_all(zip(node.outputs, replacement.outputs), reason="tiered: out of place")
+    return copy
 
 
-class TieredRunner(Runner):
-    """Runs on ``vm`` until the native function compiled in the background is ready."""
+def out_of_place(op: Any) -> Any:
+    """``op`` without its in-place flag (``inplace`` or ``inplace_pattern`` prop), or None."""
+    props = getattr(op, "__props__", ())
+    if "inplace_pattern" in props:
+        return type(op)(**{**op._props_dict(), "inplace_pattern": {}})
+    if "inplace" in props:
+        return type(op)(**{**op._props_dict(), "inplace": False})
+    return None
 
-    def __init__(self, fgraph: FunctionGraph, vm: Runner, name: str) -> None:
-        self.fgraph = fgraph
-        self.order = vm.order
-        self.vm = vm
-        self.name = name
-        self.native: JITRunner | None = None
-        self.native_error: BaseException | None = None
-        self.fallbacks: dict = {}
-        self._thread: threading.Thread | None = None
-        self._start_lock = threading.Lock()
-        self._current: Runner = vm
 
-    def run(self, inputs: Sequence[Any]) -> list[Any]:
-        if self._thread is None:
-            self._start(inputs)
-        return self._current.run(inputs)
+def first_mismatch(expected: Sequence[Any], got: Sequence[Any]) -> int | None:
+    """The index of the first output of ``got`` not matching ``expected`` (None: all match).
 
-    def fail(self, error: BaseException) -> None:
-        self._current.fail(error)
+    Same dtype and shape; values equal up to a few ulps of the dtype (native code may fuse
+    and vectorize operations), NaNs in the same places.
+    """
+    if len(expected) != len(got):
+        return 0
+    for index, (a, b) in enumerate(zip(expected, got)):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.dtype != b.dtype or a.shape != b.shape or not _close(a, b):
+            return index
+    return None
 
-    def free(self) -> None:
-        self.vm.free()
 
-    def report_profile(self, stats: Any) -> None:
-        self.vm.report_profile(stats)
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    if a.dtype.kind not in "fc":
+        return bool(np.array_equal(a, b))
+    # float64: 1e-8 (a few thousand ulps, room for reassociated sums); float32/16: 1e-3
+    tolerance = 1e-8 if np.finfo(a.dtype).eps < 1e-10 else 1e-3
+    return bool(np.allclose(a, b, rtol=tolerance, atol=tolerance, equal_nan=True))
 
-    @property
-    def is_native(self) -> bool:
-        """Whether calls now run the native function."""
-        return self._current is self.native
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the background compilation (started by the first call); True if native."""
-        if self._thread is not None:
-            self._thread.join(timeout)
-        return self.is_native
+def _copy(value: Any) -> Any:
+    return value.copy() if isinstance(value, np.ndarray) else value
 
-    def _start(self, inputs: Sequence[Any]) -> None:
-        with self._start_lock:
-            if self._thread is not None:
-                return
-            samples = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
-            self._thread = threading.Thread(
-                target=self._compile, args=(samples,), name="arignote-numba", daemon=True
-            )
-            self._thread.start()
 
-    def _compile(self, samples: list) -> None:
-        try:
-            graph, fallbacks = convert(self.fgraph)
-            native = native_runner(self.fgraph, graph, fallbacks, self.name)
-            native.run(samples)  # compiles for these argument types
-        except Exception as err:  # stay on the VM, say why
-            self.native_error = err
-            return
-        self.fallbacks = fallbacks
-        self.native = native
-        self._current = self.native  # one reference assignment: calls switch atomically
+__all__ = ["compile_checked", "first_mismatch", "out_of_place", "without_inplace"]

@@ -1,0 +1,238 @@
+"""Tiered execution: the Python VM at once, Numba's native code once a function is hot.
+
+The default linker ("auto", see :mod:`arignote.compile.mode`) links every graph for the
+Python VM, which costs nothing to start, and counts the calls. A function becomes *hot* after
+:data:`HOT_CALLS` calls, or once its calls have spent about :data:`HOT_SECONDS` on the VM
+(estimated from timed sample calls). Only then does a background thread import numba (never
+earlier: ``import arignote`` and short-lived functions, such as the tens of thousands of a
+test suite, never pay for it), compile the whole graph natively, check it against the VM on
+a copy of the triggering call's inputs, and swap it in. The swap is one attribute assignment
+(``runner.run``), read once per call: concurrent callers see either version, and both compute
+the same values.
+
+Why these thresholds (measured, see ``docs/tutorial/modes.md``): compiling a graph natively
+costs 0.3 to a few seconds of CPU (far less from the disk cache), and it competes with the
+caller for the GIL. Waiting for :data:`HOT_SECONDS` of VM time bounds the work a function
+that stops being called can waste to about what it already used (the ski-rental rule);
+:data:`HOT_CALLS` makes the cheap per-call functions of samplers (tens of microseconds on the
+VM, a few natively) go native within a fraction of a second.
+
+A graph stays on the VM, without error, when it cannot be compiled as a whole (a random
+generator among its values, an op without a native kernel), when compiling fails, or when
+the native results differ from the VM's: ``runner.native_error`` then says why. Profiled
+functions, NanGuardMode's and DebugMode's stay on the VM (their checks are VM callbacks).
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import importlib.util
+import itertools
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from arignote.config import config
+from arignote.link.basic import Runner
+from arignote.link.vm import VMLinker, VMRunner
+
+#: Calls after which a function is hot (the native version is compiled in the background).
+HOT_CALLS = 2000
+#: Estimated seconds spent on the VM after which a function is hot, whatever its call count.
+HOT_SECONDS = 1.0
+#: Calls (1, 2, 4, 8, ...) that are timed to estimate the VM time of a function.
+_FIRST_SAMPLE = 1
+
+_NUMBA: list[bool] = []
+_COMPILERS: set[threading.Thread] = set()
+
+
+def numba_available() -> bool:
+    """Whether numba can be imported (found without importing it; answered once)."""
+    if not _NUMBA:
+        _NUMBA.append(importlib.util.find_spec("numba") is not None)
+    return _NUMBA[0]
+
+
+class TieredLinker(VMLinker):
+    """Links for the Python VM; the runner swaps in native code when hot (module docstring).
+
+    Parameters
+    ----------
+    hot_calls, hot_seconds
+        The thresholds (default :data:`HOT_CALLS`, :data:`HOT_SECONDS`); ``hot_calls=1``
+        starts compiling at the first call (the "TIERED" mode).
+    allow_gc, impl, callback, callback_input
+        As for :class:`~arignote.link.vm.VMLinker`; a linker with callbacks or
+        ``impl="debug"`` stays on the VM.
+    """
+
+    def __init__(
+        self,
+        allow_gc: bool | None = None,
+        impl: str | None = None,
+        callback: Any = None,
+        callback_input: Any = None,
+        hot_calls: int | None = None,
+        hot_seconds: float | None = None,
+    ) -> None:
+        super().__init__(allow_gc, impl, callback, callback_input)
+        self.hot_calls = HOT_CALLS if hot_calls is None else hot_calls
+        self.hot_seconds = HOT_SECONDS if hot_seconds is None else hot_seconds
+
+    def clone(self, allow_gc: bool | None = None) -> TieredLinker:
+        return type(self)(
+            self.allow_gc if allow_gc is None else allow_gc,
+            self.impl,
+            self.callback,
+            self.callback_input,
+            self.hot_calls,
+            self.hot_seconds,
+        )
+
+    def make_runner(self) -> Runner:
+        vm = super().make_runner()
+        if not self._may_go_native():
+            return vm
+        return TieredRunner(vm, self.hot_calls, self.hot_seconds)
+
+    def _may_go_native(self) -> bool:
+        plain = self.callback is None and self.callback_input is None and self.impl is None
+        return plain and not self.profile and config.tiered and numba_available()
+
+    def __str__(self) -> str:
+        return "auto" if self.allow_gc is not False else "auto_nogc"
+
+
+class TieredRunner(Runner):
+    """Runs ``vm`` until native code compiled in the background replaces it.
+
+    ``run`` is an attribute: the counting wrapper until the function is hot, then the VM's
+    own ``run`` (no wrapper), then the native function's. Other attributes (``generated``,
+    ``steps``, ``program``...) are the VM runner's.
+
+    Attributes
+    ----------
+    native
+        The native runner once swapped in (None before, and if the graph stays on the VM).
+    native_error
+        Why the graph stays on the VM (None while it may still go native).
+    """
+
+    def __init__(self, vm: VMRunner, hot_calls: int, hot_seconds: float) -> None:
+        self.vm = vm
+        self.fgraph = vm.fgraph
+        self.order = vm.order
+        self.hot_calls = hot_calls
+        self.hot_seconds = hot_seconds
+        self.native: Runner | None = None
+        self.native_error: str | None = None
+        self.fallbacks: dict = {}
+        self._calls = itertools.count(1)
+        self._next_sample = _FIRST_SAMPLE
+        self._sampled = [0, 0.0]  # timed calls, their seconds
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.run = self._counting if hot_calls > 1 else self._first_call
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "vm":  # not set yet (unpickling, copying): no recursion
+            raise AttributeError(name)
+        return getattr(self.vm, name)
+
+    # -- calls ------------------------------------------------------------------------------
+
+    def _counting(self, inputs: Sequence[Any]) -> list[Any]:
+        calls = next(self._calls)
+        if calls < self._next_sample:
+            return self.vm.run(inputs)
+        return self._sample(calls, inputs)
+
+    def _sample(self, calls: int, inputs: Sequence[Any]) -> list[Any]:
+        # Timed calls 1, 2, 4, 8...: their mean estimates the VM time of all calls so far.
+        self._next_sample = 2 * calls
+        start = time.perf_counter()
+        outputs = self.vm.run(inputs)
+        timed, seconds = self._sampled
+        self._sampled = [timed + 1, seconds + time.perf_counter() - start]
+        spent = calls * self._sampled[1] / self._sampled[0]
+        if calls >= self.hot_calls or spent >= self.hot_seconds:
+            self._become_hot(inputs)
+        elif self._next_sample > self.hot_calls:
+            self._next_sample = self.hot_calls
+        return outputs
+
+    def _first_call(self, inputs: Sequence[Any]) -> list[Any]:
+        self._become_hot(inputs)
+        return self.vm.run(inputs)
+
+    def fail(self, error: BaseException) -> None:
+        native = self.native
+        if native is not None and self.run == native.run:
+            native.fail(error)
+        self.vm.fail(error)
+
+    def free(self) -> None:
+        self.vm.free()
+
+    def report_profile(self, stats: Any) -> None:
+        self.vm.report_profile(stats)
+
+    # -- going native -----------------------------------------------------------------------
+
+    @property
+    def is_native(self) -> bool:
+        """Whether calls now run the native function."""
+        native = self.native
+        return native is not None and self.run == native.run
+
+    @property
+    def is_hot(self) -> bool:
+        """Whether the native version was asked for (compiling, swapped in, or refused)."""
+        return self._thread is not None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the background compilation, if started; True if calls now run natively."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        return self.is_native
+
+    def _become_hot(self, inputs: Sequence[Any]) -> None:
+        with self._lock:
+            if self._thread is not None:
+                return
+            self.vm.generate()  # the VM's final form (no-op when it stays interpreted)
+            self.run = self.vm.run
+            samples = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
+            self._thread = threading.Thread(
+                target=self._compile, args=(samples,), name="arignote-native", daemon=True
+            )
+            _COMPILERS.add(self._thread)
+            self._thread.start()
+
+    def _compile(self, samples: list) -> None:
+        try:
+            backend = importlib.import_module("arignote.link.numba.tiered")
+            native, reason = backend.compile_checked(self.fgraph, self.vm, samples)
+        except Exception as err:  # stay on the VM, say why
+            native, reason = None, f"{type(err).__name__}: {err}"
+        finally:
+            _COMPILERS.discard(threading.current_thread())
+        if native is None:
+            self.native_error = reason
+            return
+        self.fallbacks = native.fallbacks
+        self.native = native
+        self.run = native.run  # one assignment: every later call runs natively
+
+
+@atexit.register
+def _join_compilers() -> None:
+    # A compilation still running when the interpreter exits would die inside LLVM: let it end.
+    for thread in list(_COMPILERS):
+        thread.join(60)
