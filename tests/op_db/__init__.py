@@ -14,6 +14,7 @@ import tests.op_db.extra_ops
 import tests.op_db.indexing
 import tests.op_db.join
 import tests.op_db.linalg
+import tests.op_db.linalg_more
 import tests.op_db.matrix_equations
 import tests.op_db.mrg
 import tests.op_db.nnet

@@ -6,6 +6,7 @@ from arignote.link.jax.dispatch import (
     extra_ops,
     index_map,
     linalg,
+    linalg_more,
     pending,
     products,
     random,

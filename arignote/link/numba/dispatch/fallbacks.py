@@ -60,6 +60,12 @@ FALLBACKS: dict[str, str] = {
         [
             "BlockDiagonal",
             "ChoSolve",
+            "LU",
+            "LUFactor",
+            "PivotToPermutations",
+            "QZ",
+            "Schur",
+            "SolveDiscreteARE",
             "Cholesky",
             "Det",
             "Eig",
