@@ -104,10 +104,6 @@ def _kept(keep_axes: Any, min_ndim: int) -> tuple[int, int]:
     axes = [keep_axes] if isinstance(keep_axes, int) else list(keep_axes)
     front = sorted(a for a in axes if a >= 0)
     back = sorted(a for a in axes if a < 0)
-    if len(axes) == 1 and front:  # a single positive axis k keeps the axes 0..k
-        front = list(range(front[0] + 1))
-    elif len(axes) == 1:  # a single negative axis -k keeps the last k axes
-        back = list(range(back[0], 0))
     if front != list(range(len(front))) or back != list(range(-len(back), 0)):
         raise ValueError(
             "pack: kept axes must be 0, 1, ... at the front and/or ..., -2, -1 at the back, "
@@ -126,9 +122,8 @@ def pack(*tensors: Any, keep_axes: Any = None) -> tuple[Variable, list[Variable]
     *tensors
         Tensors with equal lengths along the kept axes.
     keep_axes
-        None (ravel everything), an int (a positive ``k`` keeps axes ``0..k``, a negative
-        ``-k`` the last ``k``), or a sequence of leading (0, 1, ...) and trailing (-1, -2,
-        ...) axes.
+        None (ravel everything), or an int or a sequence of kept axes: leading ones
+        (0, 1, ...) and/or trailing ones (..., -2, -1), so 0 or -1 must be among them.
 
     Returns
     -------
