@@ -75,9 +75,9 @@ SPECIAL_NOT_YET = (
     "derivatives and a SciPy reference entry in the op database"
 )
 NOT_YET = "not implemented yet"
-SCIPY_RV = (
-    "random variable drawn through scipy.stats in PyTensor, not a numpy.random.Generator "
-    "method; not implemented yet"
+CHOICE_OP = (
+    "PyTensor's separate op for choice(replace=False); arignote's choice draws with and "
+    "without replacement through one op (Generator.choice's numbers in both cases)"
 )
 SUBTENSOR_INTERNAL = (
     "an indexing helper of PyTensor's Subtensor implementation; arignote's indexing ops "
@@ -242,12 +242,7 @@ for _reason, _module, _names in [
     (PY_INTERNAL, "pytensor.tensor.math", "mod_check variadic_add variadic_mul isinf_ isnan_"),
     (NOT_YET, "pytensor.tensor.math", "MulWithoutZeros ProdWithoutZeros mul_without_zeros"),
     (VECTORIZE_RULE, "pytensor.tensor.math", "vectorize_argmax_node vectorize_node_dot"),
-    (SCIPY_RV, "pytensor.tensor.random", "betabinom gengamma invgamma t truncexpon"),
-    (NOT_YET, "pytensor.tensor.random", "default_rng"),
-    (SCIPY_RV, "pytensor.tensor.random.basic", "BetaBinomialRV GenGammaRV InvGammaRV"),
-    (SCIPY_RV, "pytensor.tensor.random.basic", "ScipyRandomVariable TruncExponentialRV"),
-    (SCIPY_RV, "pytensor.tensor.random.basic", "betabinom gengamma invgamma t truncexpon stats"),
-    (NOT_YET, "pytensor.tensor.random.basic", "ChoiceWithoutReplacement"),
+    (CHOICE_OP, "pytensor.tensor.random.basic", "ChoiceWithoutReplacement"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "broadcast_params compute_batch_shape"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "custom_rng_deepcopy explicit_expand_dims"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "params_broadcast_shapes"),

@@ -24,6 +24,7 @@ import tests.op_db.pool
 import tests.op_db.printing
 import tests.op_db.products
 import tests.op_db.random
+import tests.op_db.random_scipy
 import tests.op_db.ravel
 import tests.op_db.reduction
 import tests.op_db.reshape

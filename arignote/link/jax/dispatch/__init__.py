@@ -10,6 +10,7 @@ from arignote.link.jax.dispatch import (
     pending,
     products,
     random,
+    random_scipy,
     reduction,
     scalar,
     shape,
