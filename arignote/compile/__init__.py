@@ -128,6 +128,7 @@ def __getattr__(name: str) -> Any:
         return getattr(mode, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 # PyTensor's debugging mode, argument dump and the base classes of In/Out
 from arignote.compile.io import SymbolicInput, SymbolicOutput
 from arignote.compile.monitormode import MonitorMode, function_dump
