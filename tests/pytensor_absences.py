@@ -6,9 +6,6 @@ by ``tools/list_pytensor_names.py``) to exist at the same path in arignote (``py
 so the list only shrinks.
 """
 
-SCAN = (
-    "scan checkpointing (scan_checkpoints) is not built: gradients of long loops keep every state"
-)
 IFELSE = (
     "a helper or rewrite of PyTensor's ifelse, raise_op or builders module; arignote's rewrites "
     "of these ops are registered under their own names (see arignote.ifelse, arignote.raise_op)"
@@ -178,7 +175,6 @@ for _reason, _module, _names in [
     (IFELSE, "pytensor.ifelse", "ifelse_lift_single_if_through_acceptable_ops"),
     (IFELSE, "pytensor.raise_op", "ExceptionType exception_type"),
     (IFELSE, "pytensor.raise_op", "vectorize_check_and_raise"),
-    (SCAN, "pytensor.scan", "checkpoints scan_checkpoints"),
 ]:
     ABSENT.update(_entries(_reason, _module, _names))
 
