@@ -10,7 +10,6 @@ IFELSE = (
     "a helper or rewrite of PyTensor's ifelse, raise_op or builders module; arignote's rewrites "
     "of these ops are registered under their own names (see arignote.ifelse, arignote.raise_op)"
 )
-JAX = "wrapping a JAX function as an op (wrap_jax) is not built; JAX mode runs whole graphs"
 
 C_BACKEND = (
     "PyTensor's C backend (C linkers, C-code registration, C headers, compile locks): arignote "
@@ -101,7 +100,6 @@ def _entries(reason: str, module: str, names: str) -> dict[tuple[str, str], str]
 
 ABSENT: dict[tuple[str, str], str] = {}
 for _reason, _module, _names in [
-    (JAX, "pytensor", "wrap_jax"),
     (PY_INTERNAL, "pytensor", "assumptions configdefaults configparser npy_2_compat misc"),
     (PY_INTERNAL, "pytensor", "basic utils"),
     # compile

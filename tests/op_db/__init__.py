@@ -12,6 +12,7 @@ import tests.op_db.derived
 import tests.op_db.elemwise
 import tests.op_db.extra_ops
 import tests.op_db.indexing
+import tests.op_db.jax_ops
 import tests.op_db.join
 import tests.op_db.linalg
 import tests.op_db.linalg_more

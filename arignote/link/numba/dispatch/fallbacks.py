@@ -55,6 +55,7 @@ FALLBACKS: dict[str, str] = {
     "Real": "real part: not in the native scalar table yet",
     "Imag": "imaginary part: not in the native scalar table yet",
     "IsClose": "its tolerances are op parameters not yet passed to native code",
+    "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
     # linalg
     **dict.fromkeys(
         [
