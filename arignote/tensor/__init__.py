@@ -27,6 +27,7 @@ from arignote.tensor.basic import (
 )
 from arignote.tensor.blas import *
 from arignote.tensor.blockwise import *
+from arignote.tensor.combine import *
 from arignote.tensor.derived import *
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from arignote.tensor.extra_ops import *

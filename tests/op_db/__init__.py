@@ -6,6 +6,7 @@ One ``import`` line per family module, so that adding a family never edits anoth
 import tests.op_db.alloc
 import tests.op_db.blas
 import tests.op_db.blockwise
+import tests.op_db.combine
 import tests.op_db.control_flow
 import tests.op_db.conv
 import tests.op_db.derived
