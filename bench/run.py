@@ -350,6 +350,44 @@ def workload_W4() -> Workload:
     return workload
 
 
+# -- W4b: the MLP step of W4 with a batch of 4096 (where accelerators pay off) ------------------
+
+
+def _w4_jax_engine(workload: Workload, x, labels, params) -> None:
+    """Raw ``jax.jit`` of the W4 step (loss and the 4 gradients), when jax is there."""
+    if not _have("jax"):
+        return
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+
+    def loss(ps, xv, tv):
+        w1, b1, w2, b2 = ps
+        h = jnp.tanh(xv @ w1 + b1)
+        return -(tv * jax.nn.log_softmax(h @ w2 + b2, axis=1)).sum() / xv.shape[0]
+
+    step = jax.jit(lambda ps, xv, tv: [loss(ps, xv, tv), *jax.grad(loss)(ps, xv, tv)])
+    workload.calls["jax jit"] = lambda: jax.block_until_ready(step(params, x, labels))
+
+
+def workload_W4b() -> Workload:
+    _, _, params = _w4_data()
+    rng = np.random.default_rng(41)
+    x = rng.normal(size=(4096, 784))
+    labels = np.eye(10)[rng.integers(0, 10, size=4096)]
+    workload = Workload("W4b MLP step of W4 with batch 4096, loss + 4 grads", "ms")
+    workload.calls["numpy eager"] = lambda: _w4_numpy(x, labels, params)
+    sym = [pt.dmatrix("x"), pt.dmatrix("t"), pt.dmatrix("w1"), pt.dvector("b1")]
+    sym += [pt.dmatrix("w2"), pt.dvector("b2")]
+    outputs = _w4_graph(pt, arignote.grad, *sym)
+    f = arignote.function(sym, outputs)
+    workload.calls["arignote"] = lambda: f(x, labels, *params)
+    _add_arignote_jax(workload, sym, outputs, (x, labels, *params))
+    _w4_jax_engine(workload, x, labels, params)
+    return workload
+
+
 # -- W8: a numerically naive log-sum-exp ----------------------------------------------------
 
 
@@ -407,6 +445,13 @@ def _w10_data():
 
 
 def _w10_arignote(x, labels, params):
+    sym, outputs = _w10_graph(params)
+    f = arignote.function(sym, outputs)
+    return lambda: f(x, labels, *params)
+
+
+def _w10_graph(params):
+    """The symbolic inputs and the outputs (loss and its 8 gradients) of the LeNet step."""
     sym = [pt.dtensor4("x"), pt.dmatrix("t")] + [
         pt.tensor(f"p{i}", dtype="float64", shape=(None,) * p.ndim) for i, p in enumerate(params)
     ]
@@ -419,8 +464,7 @@ def _w10_arignote(x, labels, params):
     h = block(block(xs, w1, b1), w2, b2).flatten(2)
     h = pt.tanh(pt.dot(h, w3) + b3)
     loss = -(ts * pt.special.log_softmax(pt.dot(h, w4) + b4, axis=1)).sum() / xs.shape[0]
-    f = arignote.function(sym, [loss, *arignote.grad(loss, sym[2:])])
-    return lambda: f(x, labels, *params)
+    return sym, [loss, *arignote.grad(loss, sym[2:])]
 
 
 def _w10_jax(x, labels, params):
@@ -454,6 +498,8 @@ def workload_W10() -> Workload:
         reference="arignote",
     )
     workload.calls["arignote"] = _w10_arignote(x, labels, params)
+    sym, outputs = _w10_graph(params)
+    _add_arignote_jax(workload, sym, outputs, (x, labels, *params))
     if _have("jax"):
         workload.calls["jax jit"] = _w10_jax(x, labels, params)
     return workload
@@ -554,6 +600,7 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
     "W2": workload_W2,
     "W3": workload_W3,
     "W4": workload_W4,
+    "W4b": workload_W4b,
     "W7": workload_W7,
     "W7f": workload_W7f,
     "W8": workload_W8,

@@ -198,7 +198,8 @@ def jax_mode(optimizer: Any = "fast_run", **linker_options: Any) -> Mode:
 
     The pipeline leaves out the rewrites the JAX linker cannot take (its
     ``incompatible_rewrites``: in-place operations and elementwise fusion). ``linker_options``
-    are those of :class:`arignote.link.jax.JAXLinker` (``platform``, ``shard_batch``, ``x64``).
+    are those of :class:`arignote.link.jax.JAXLinker` (``platform``, ``shard_batch``, ``x64``,
+    ``matmul_precision``).
     """
     linker = _jax_linker(**linker_options)
     return Mode(linker, optimizer, exclude=tuple(linker.incompatible_rewrites))

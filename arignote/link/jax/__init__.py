@@ -19,7 +19,8 @@ once per input signature (shapes and dtypes), at the first call with that signat
   default. ``jax_mode(x64=False)`` computes such graphs in 32 bits.
 - Random variables draw with ``jax.random``: a shared generator variable holds a JAX key after
   the first call, and its default update advances it. The draws follow the same distributions as
-  NumPy's but are different numbers.
+  NumPy's but are different numbers. Theano's MRG streams (``arignote.sandbox.rng_mrg``) are
+  plain integer arithmetic, computed as such: they draw the same numbers as the Python VM.
 - Shapes: JAX compiles for static shapes. Lengths computed from input shapes and constants are
   static (they are evaluated while tracing). A length computed from input *values* (a symbolic
   ``reshape`` target, ``arange`` bounds, a boolean mask, ``repeat`` counts...) raises

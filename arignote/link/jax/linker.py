@@ -53,6 +53,11 @@ class JAXLinker(JITLinker):
     x64
         "auto" (64-bit JAX inside this function's calls when its graph has 64-bit dtypes),
         True, or False.
+    matmul_precision
+        The precision of matrix products and convolutions: "highest" (the default: float32
+        products are exact float32, as NumPy's, also on GPUs whose default is TF32), "high",
+        "default" (the accelerator's fastest, e.g. TF32 or bf16 passes), or None (JAX's global
+        setting).
     """
 
     # The mode's pipeline is built from these (see arignote.link.jit).
@@ -64,16 +69,23 @@ class JAXLinker(JITLinker):
         platform: str | None = None,
         shard_batch: tuple[str, ...] | None = None,
         x64: bool | str = "auto",
+        matmul_precision: str | None = "highest",
     ) -> None:
         if x64 not in ("auto", True, False):
             raise ValueError(f"x64 must be 'auto', True or False, got {x64!r}")
+        if matmul_precision not in ("highest", "high", "default", None):
+            raise ValueError(
+                "matmul_precision must be 'highest', 'high', 'default' or None, "
+                f"got {matmul_precision!r}"
+            )
         super().__init__()
         self.platform = platform
         self.shard_batch = tuple(shard_batch) if shard_batch else None
         self.x64 = x64
+        self.matmul_precision = matmul_precision
 
     def clone(self, allow_gc: bool | None = None) -> JAXLinker:
-        return type(self)(self.platform, self.shard_batch, self.x64)
+        return type(self)(self.platform, self.shard_batch, self.x64, self.matmul_precision)
 
     # -- the JIT linker interface -----------------------------------------------------------
 
@@ -83,7 +95,9 @@ class JAXLinker(JITLinker):
 
     def jit_compile(self, fn: Callable) -> Callable:
         """``fn`` jitted: XLA compiles it once per input signature, at its first call."""
-        return jax.jit(fn)
+        if self.matmul_precision is None:
+            return jax.jit(fn)
+        return jax.jit(_with_matmul_precision(fn, self.matmul_precision))
 
     # -- running ----------------------------------------------------------------------------
 
@@ -121,6 +135,16 @@ class JAXLinker(JITLinker):
         if isinstance(var, SharedVariable) or target is not None:
             return _DevicePreparer(target)
         return None  # jit moves NumPy arguments to the device itself
+
+
+def _with_matmul_precision(fn: Callable, precision: str) -> Callable:
+    """``fn`` traced under ``precision``: the setting is read when each product is traced."""
+
+    def traced(*args: Any) -> Any:
+        with jax.default_matmul_precision(precision):
+            return fn(*args)
+
+    return traced
 
 
 class JAXRunner(JITRunner):

@@ -27,6 +27,9 @@ ABSTRACT = {
     "arignote.tensor.reduction.Accumulation",
     "arignote.tensor.reduction.MaxOrMin",
     "arignote.tensor.reduction._BoolReduce",
+    "arignote.tensor.conv.abstract_conv.BaseAbstractConv",
+    "arignote.tensor.conv.abstract_conv._ConvAdjoint",
+    "arignote.tensor.signal.pool.PoolBase",
 }
 
 

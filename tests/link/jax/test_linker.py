@@ -224,7 +224,10 @@ print("ok")
 
 
 def test_sharding_over_four_cpu_devices_matches_one_device():
-    out = _run_python(SHARDING_SCRIPT, XLA_FLAGS="--xla_force_host_platform_device_count=4")
+    # JAX_PLATFORMS=cpu: on a GPU machine the default platform would be the (single) GPU
+    out = _run_python(
+        SHARDING_SCRIPT, XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu"
+    )
     assert out.split() == ["4", "4", "ok"]
 
 
@@ -261,3 +264,15 @@ def test_without_jax_the_mode_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(mode_module.importlib, "import_module", missing)
     with pytest.raises(ImportError, match=r"arignote\[jax\]"):
         mode_module.jax_mode()
+
+
+def test_matmul_precision_is_an_option_checked_when_the_linker_is_made(rng):
+    with pytest.raises(ValueError, match="matmul_precision"):
+        JAXLinker(matmul_precision="tf32")
+    x, y = pt.fmatrix("x"), pt.fmatrix("y")
+    xv = rng.normal(size=(3, 5)).astype("float32")
+    yv = rng.normal(size=(5, 2)).astype("float32")
+    for precision in ("highest", "default", None):
+        f = arignote.function([x, y], pt.dot(x, y), mode=jax_mode(matmul_precision=precision))
+        assert f.maker.linker.matmul_precision == precision
+        np.testing.assert_allclose(np.asarray(f(xv, yv)), xv @ yv, rtol=1e-2, atol=1e-3)

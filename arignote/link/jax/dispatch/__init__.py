@@ -2,18 +2,24 @@
 
 from arignote.link.jax.dispatch import (
     alloc,
+    blockwise,
+    conv,
     elemwise,
     extra_ops,
     index_map,
     linalg,
     linalg_more,
+    mrg,
     pending,
+    pool,
     products,
     random,
     random_scipy,
+    ravel,
     reduction,
     scalar,
     shape,
+    special,
     subtensor,
 )
 from arignote.link.jax.dispatch.basic import (

@@ -14,32 +14,7 @@ for _name in (
     "arignote.ifelse.IfElse",
     "arignote.printing.print_op.Print",
     "arignote.scan.op.Scan",
-    "arignote.tensor.alloc.BroadcastLength",
-    "arignote.tensor.blockwise.Blockwise",
-    "arignote.tensor.conv.abstract_conv.AbstractConv",
-    "arignote.tensor.conv.abstract_conv.AbstractConv_gradInputs",
-    "arignote.tensor.conv.abstract_conv.AbstractConv_gradWeights",
-    "arignote.tensor.conv.abstract_conv.BaseAbstractConv",
     "arignote.tensor.raise_op.Assert",
     "arignote.tensor.raise_op.CheckAndRaise",
-    "arignote.tensor.ravel.RavelMultiIndex",
-    "arignote.tensor.ravel.UnravelIndex",
-    "arignote.tensor.signal.pool.AveragePoolGrad",
-    "arignote.tensor.signal.pool.DownsampleFactorMaxGradGrad",
-    "arignote.tensor.signal.pool.MaxPoolGrad",
-    "arignote.tensor.signal.pool.Pool",
-    "arignote.tensor.signal.pool.PoolBase",
 ):
     register_unsupported(_name, _NOT_YET)
-
-for _name in ("Kv", "Kve", "Kn", "Ive", "GammaIncInv", "GammaIncCInv", "BetaIncInv"):
-    register_unsupported(
-        f"arignote.scalar.special_more.{_name}",
-        "jax.scipy.special has no such function (SciPy's value cannot be traced)",
-    )
-
-register_unsupported(
-    "arignote.sandbox.rng_mrg.MRGUniform",
-    "Theano's MRG31k3p generator keeps int32 state advanced by Python-side updates; JAX mode "
-    "draws with jax.random keys instead (use arignote.tensor.random)",
-)

@@ -75,12 +75,38 @@ def _writer(op: Any, node: Apply) -> Callable:
     def write(x, index, y):
         y = jnp.asarray(y).astype(dtype)
         if op.set_instead_of_inc:
-            return x.at[index].set(y)
+            return _set(x, index, y)
         if getattr(op, "ignore_duplicates", False):
-            return x.at[index].set(x[index] + y)  # a repeated position gets one value
+            return _set(x, index, x[index] + y)  # a repeated position gets one value
         return x.at[index].add(y)  # repeated positions accumulate, as np.add.at
 
     return write
+
+
+def _set(x, index, y):
+    """``x[index] = y`` where, as in NumPy, the last of several writes to one position wins.
+
+    XLA's scatter leaves the order of colliding writes unspecified (GPUs really do differ), so
+    with integer-array indices the winner of each position is chosen explicitly: number the
+    writes in order, keep the largest number per position (a max-scatter, which commutes), and
+    gather each position's value from the write carrying that number.
+    """
+    if not any(_integer_array(entry) for entry in _entries(index)):
+        return x.at[index].set(y)
+    target = x[index].shape
+    ids = jnp.arange(int(np.prod(target, dtype=np.int64))).reshape(target)
+    winner = jnp.full(jnp.shape(x), -1, ids.dtype).at[index].max(ids)
+    values = jnp.broadcast_to(y, target).reshape(-1)
+    return jnp.where(winner >= 0, values[jnp.maximum(winner, 0)], x)
+
+
+def _entries(index) -> tuple:
+    return index if isinstance(index, tuple) else (index,)
+
+
+def _integer_array(entry) -> bool:
+    dtype = getattr(entry, "dtype", None)
+    return dtype is not None and np.dtype(dtype).kind in "iu" and np.ndim(entry) > 0
 
 
 @jax_funcify.register(Subtensor)
