@@ -22,7 +22,13 @@ from arignote.graph.op import Op
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.blockwise import Blockwise, parse_signature
 from arignote.tensor.extra_ops import tril, triu
-from arignote.tensor.linalg.basic import as_matrices, check_square, identity_like, mH
+from arignote.tensor.linalg.basic import (
+    as_matrices,
+    check_square,
+    check_square_value,
+    identity_like,
+    mH,
+)
 from arignote.tensor.linalg.solve import SolveTriangular, _finish, _right_hand_sides
 from arignote.tensor.products import matmul
 from arignote.tensor.sort import argsort
@@ -106,6 +112,7 @@ class LU(Op):
         return Apply(self, [a], [p, *factors])
 
     def perform(self, node, inputs, output_storage):
+        check_square_value(self, inputs[0])
         results = scipy.linalg.lu(
             inputs[0],
             permute_l=self.permute_l,
@@ -219,6 +226,7 @@ class LUFactor(Op):
         return Apply(self, [a], [packed, tensor_type(_INDEX_DTYPE, shape[:1])()])
 
     def perform(self, node, inputs, output_storage):
+        check_square_value(self, inputs[0])
         packed, piv = scipy.linalg.lu_factor(inputs[0], check_finite=self.check_finite)
         output_storage[0][0] = np.asarray(packed, dtype=node.outputs[0].type.dtype)
         output_storage[1][0] = np.asarray(piv, dtype=_INDEX_DTYPE)
