@@ -59,3 +59,12 @@ from arignote.compile.ops import wrap_py
 from arignote.gradient import pullback, pushforward
 
 __all__ += ["pullback", "pushforward", "wrap_py"]
+import importlib as _importlib
+
+
+def __getattr__(name: str):
+    # ``arignote.wrap_jax`` lives in the JAX backend (only arignote.link.jax imports jax): it
+    # is loaded on first access, so ``import arignote`` never imports jax.
+    if name == "wrap_jax":
+        return _importlib.import_module("arignote.link.jax.ops").wrap_jax
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,14 +6,10 @@ by ``tools/list_pytensor_names.py``) to exist at the same path in arignote (``py
 so the list only shrinks.
 """
 
-SCAN = (
-    "scan checkpointing (scan_checkpoints) is not built: gradients of long loops keep every state"
-)
 IFELSE = (
     "a helper or rewrite of PyTensor's ifelse, raise_op or builders module; arignote's rewrites "
     "of these ops are registered under their own names (see arignote.ifelse, arignote.raise_op)"
 )
-JAX = "wrapping a JAX function as an op (wrap_jax) is not built; JAX mode runs whole graphs"
 
 C_BACKEND = (
     "PyTensor's C backend (C linkers, C-code registration, C headers, compile locks): arignote "
@@ -75,15 +71,27 @@ SPECIAL_NOT_YET = (
     "derivatives and a SciPy reference entry in the op database"
 )
 NOT_YET = "not implemented yet"
-SCIPY_RV = (
-    "random variable drawn through scipy.stats in PyTensor, not a numpy.random.Generator "
-    "method; not implemented yet"
+GRAPH_FUNCTION = (
+    "arignote builds this as a graph of existing ops (pt.permute_row_elements: argsort and "
+    "take_along_axis), so there is no op class nor a copy of the function in tensor.basic"
+)
+CHOICE_OP = (
+    "PyTensor's separate op for choice(replace=False); arignote's choice draws with and "
+    "without replacement through one op (Generator.choice's numbers in both cases)"
 )
 SUBTENSOR_INTERNAL = (
     "an indexing helper of PyTensor's Subtensor implementation; arignote's indexing ops "
     "parse indices in arignote.tensor.index_spec"
 )
-LINALG_NOT_YET = "linear-algebra op not implemented yet (needs perform, grad and op-db entries)"
+LINALG_NOT_YET = (
+    "tridiagonal LU (LAPACK gttrf/gttrs) is not built: solve a tridiagonal system with the "
+    "dense lu_factor/lu_solve or solve"
+)
+LINALG_GRAPHS = (
+    "an Op class that PyTensor wraps around a graph (OpFromGraph) or a base class; arignote "
+    "builds kron, tensorinv, tensorsolve and eigvalsh as graphs of its own ops (Eigh, Solve, "
+    "MatrixInverse) and has BlockDiagonal without a separate base"
+)
 SUBMODULE_LAYOUT = (
     "a PyTensor submodule whose public names arignote exposes elsewhere (or not at all: see "
     "the other entries)"
@@ -96,7 +104,6 @@ def _entries(reason: str, module: str, names: str) -> dict[tuple[str, str], str]
 
 ABSENT: dict[tuple[str, str], str] = {}
 for _reason, _module, _names in [
-    (JAX, "pytensor", "wrap_jax"),
     (PY_INTERNAL, "pytensor", "assumptions configdefaults configparser npy_2_compat misc"),
     (PY_INTERNAL, "pytensor", "basic utils"),
     # compile
@@ -110,12 +117,10 @@ for _reason, _module, _names in [
     (OTHER_BACKEND, "pytensor.compile", "PYTORCH"),
     (ALIASING, "pytensor.compile", "AliasedMemoryError Supervisor add_supervisor_to_fgraph"),
     (ALIASING, "pytensor.compile", "alias_root infer_reuse_pattern view_tree_set"),
-    (NOT_YET, "pytensor.compile", "MonitorMode function_dump SymbolicInput SymbolicOutput"),
     (PY_INTERNAL, "pytensor.compile", "rebuild rebuild_collect_shared"),
     (IFELSE, "pytensor.compile.builders", "SymbolicOp construct_nominal_fgraph"),
     (IFELSE, "pytensor.compile.builders", "infer_shape"),
     (ALIASING, "pytensor.compile.executor", "AliasedMemoryError"),
-    (NOT_YET, "pytensor.compile.io", "SymbolicInput SymbolicOutput"),
     (OPT_CONSTANTS, "pytensor.compile.mode", "OPT_FAST_COMPILE OPT_FAST_RUN OPT_FAST_RUN_STABLE"),
     (OPT_CONSTANTS, "pytensor.compile.mode", "OPT_MERGE OPT_MINIMUM OPT_NONE OPT_O2 OPT_O3"),
     (OPT_CONSTANTS, "pytensor.compile.mode", "OPT_STABILIZE OPT_UNSAFE"),
@@ -172,7 +177,6 @@ for _reason, _module, _names in [
     (IFELSE, "pytensor.ifelse", "ifelse_lift_single_if_through_acceptable_ops"),
     (IFELSE, "pytensor.raise_op", "ExceptionType exception_type"),
     (IFELSE, "pytensor.raise_op", "vectorize_check_and_raise"),
-    (SCAN, "pytensor.scan", "checkpoints scan_checkpoints"),
 ]:
     ABSENT.update(_entries(_reason, _module, _names))
 
@@ -193,21 +197,15 @@ for _reason, _module, _names in [
     # tensor: modules
     (C_BACKEND, "pytensor.tensor", "blas_c blas_headers elemwise_cgen"),
     (PY_INTERNAL, "pytensor.tensor", "exceptions functional symbolic type_other utils"),
-    (NOT_YET, "pytensor.tensor", "interpolate optimize"),
+    (NOT_YET, "pytensor.tensor", "optimize"),
     # tensor: functions and ops not built yet
-    (NOT_YET, "pytensor.tensor", "batched_tensordot"),
-    (NOT_YET, "pytensor.tensor", "concat_with_broadcast"),
-    (NOT_YET, "pytensor.tensor", "interp interpolate1d"),
-    (NOT_YET, "pytensor.tensor", "join_dims make_slice"),
-    (NOT_YET, "pytensor.tensor", "pack permute_row_elements"),
-    (NOT_YET, "pytensor.tensor", "slice_at_axis slicetype"),
-    (NOT_YET, "pytensor.tensor", "split_dims transfer"),
-    (NOT_YET, "pytensor.tensor", "unpack"),
-    (NOT_YET, "pytensor.tensor", "xlogx"),
+    (NOT_YET, "pytensor.tensor", "make_slice"),
+    (NOT_YET, "pytensor.tensor", "slicetype"),
+    (NOT_YET, "pytensor.tensor", "transfer"),
     (NOT_YET, "pytensor.tensor", "NoneSliceConst"),
-    (NOT_YET, "pytensor.tensor.basic", "PermuteRowElements"),
+    (GRAPH_FUNCTION, "pytensor.tensor.basic", "PermuteRowElements"),
     (NOT_YET, "pytensor.tensor.basic", "infer_static_shape"),
-    (NOT_YET, "pytensor.tensor.basic", "permute_row_elements"),
+    (GRAPH_FUNCTION, "pytensor.tensor.basic", "permute_row_elements"),
     (NOT_YET, "pytensor.tensor.basic", "transfer"),
     (OPTDB, "pytensor.tensor.basic", "CachedEquilibrimDB infer_shape_db register_infer_shape"),
     (OPTDB, "pytensor.tensor.basic", "register_transfer"),
@@ -221,33 +219,22 @@ for _reason, _module, _names in [
     (VECTORIZE_RULE, "pytensor.tensor.elemwise", "vectorize_careduce vectorize_dimshuffle"),
     (NOT_YET, "pytensor.tensor.extra_ops", "Bartlett FillDiagonal FillDiagonalOffset"),
     (NOT_YET, "pytensor.tensor.extra_ops", "bartlett_"),
-    (NOT_YET, "pytensor.tensor.extra_ops", "concat_with_broadcast"),
     (NOT_YET, "pytensor.tensor.extra_ops", "fill_diagonal_"),
     (NOT_YET, "pytensor.tensor.extra_ops", "fill_diagonal_offset_"),
     (PY_INTERNAL, "pytensor.tensor.extra_ops", "SearchsortedOp broadcast_shape_iter"),
     (C_BACKEND, "pytensor.tensor.extra_ops", "CpuContiguous cpu_contiguous"),
     (VECTORIZE_RULE, "pytensor.tensor.extra_ops", "vectorize_cum_op"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "BaseBlockDiagonal CholeskySolve Eigvalsh"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "KroneckerProduct LU LUFactor LUFactorTridiagonal"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "PivotToPermutations QZ Schur"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "SolveLUFactorTridiagonal TensorInv TensorSolve"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "lu lu_factor lu_solve ordqz"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "pivot_to_permutation qz schur"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "solve_discrete_are"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "tridiagonal_lu_factor"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "tridiagonal_lu_solve"),
+    (LINALG_GRAPHS, "pytensor.tensor.linalg", "BaseBlockDiagonal KroneckerProduct"),
+    (LINALG_GRAPHS, "pytensor.tensor.linalg", "TensorInv TensorSolve Eigvalsh"),
+    (LINALG_NOT_YET, "pytensor.tensor.linalg", "LUFactorTridiagonal SolveLUFactorTridiagonal"),
+    (LINALG_NOT_YET, "pytensor.tensor.linalg", "tridiagonal_lu_factor tridiagonal_lu_solve"),
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "constructors decomposition dtype_utils"),
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "products solvers summary"),
     (PY_INTERNAL, "pytensor.tensor.math", "FixedOpCAReduce NonZeroDimsCAReduce makeKeepDims"),
     (PY_INTERNAL, "pytensor.tensor.math", "mod_check variadic_add variadic_mul isinf_ isnan_"),
     (NOT_YET, "pytensor.tensor.math", "MulWithoutZeros ProdWithoutZeros mul_without_zeros"),
     (VECTORIZE_RULE, "pytensor.tensor.math", "vectorize_argmax_node vectorize_node_dot"),
-    (SCIPY_RV, "pytensor.tensor.random", "betabinom gengamma invgamma t truncexpon"),
-    (NOT_YET, "pytensor.tensor.random", "default_rng"),
-    (SCIPY_RV, "pytensor.tensor.random.basic", "BetaBinomialRV GenGammaRV InvGammaRV"),
-    (SCIPY_RV, "pytensor.tensor.random.basic", "ScipyRandomVariable TruncExponentialRV"),
-    (SCIPY_RV, "pytensor.tensor.random.basic", "betabinom gengamma invgamma t truncexpon stats"),
-    (NOT_YET, "pytensor.tensor.random.basic", "ChoiceWithoutReplacement"),
+    (CHOICE_OP, "pytensor.tensor.random.basic", "ChoiceWithoutReplacement"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "broadcast_params compute_batch_shape"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "custom_rng_deepcopy explicit_expand_dims"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "params_broadcast_shapes"),
@@ -281,7 +268,6 @@ for _reason, _module, _names in [
     (DENSE_ALIAS, "pytensor.tensor.variable", "DenseConstantMeta DenseTensorConstant"),
     (DENSE_ALIAS, "pytensor.tensor.variable", "DenseTensorVariable DenseVariableMeta"),
     (PY_INTERNAL, "pytensor.tensor.variable", "TensorConstantSignature"),
-    (NOT_YET, "pytensor.tensor.variable", "get_unique_constant_value"),
     # names of the next points of this branch's work, not yet merged here
 ]:
     ABSENT.update(_entries(_reason, _module, _names))

@@ -127,3 +127,10 @@ def __getattr__(name: str) -> Any:
     if name in ("JAX", "NUMBA"):
         return getattr(mode, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# PyTensor's debugging mode, argument dump and the base classes of In/Out
+from arignote.compile.io import SymbolicInput, SymbolicOutput
+from arignote.compile.monitormode import MonitorMode, function_dump
+
+__all__ += ["MonitorMode", "SymbolicInput", "SymbolicOutput", "function_dump"]

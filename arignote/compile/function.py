@@ -19,7 +19,7 @@ from typing import Any
 
 from arignote.compile.aliasing import insert_deepcopy, protect_inputs, reuse_pattern
 from arignote.compile.compiled import Function, ProfiledFunction
-from arignote.compile.io import In, Out
+from arignote.compile.io import In, Out, SymbolicInput, SymbolicOutput
 from arignote.compile.mode import Mode, get_mode, linking_with
 from arignote.compile.pickling import flat_maker_state, restore_maker_state
 from arignote.compile.profiling import ProfileStats, as_profile
@@ -44,7 +44,7 @@ def _normalize_inputs(inputs: Any, allow_input_downcast: bool | None) -> list[In
         raise TypeError(f"function inputs must be a list of variables, got {type(inputs).__name__}")
     normalized = []
     for position, inp in enumerate(inputs):
-        if isinstance(inp, In):
+        if isinstance(inp, SymbolicInput):
             inp = copy.copy(inp)  # never change the caller's In objects
         elif isinstance(inp, Constant):
             raise TypeError(
@@ -90,7 +90,7 @@ def _normalize_outputs(outputs: Any) -> tuple[list[Out], str, list | None]:
 
 
 def _as_out(output: Any, where: str) -> Out:
-    if isinstance(output, Out):
+    if isinstance(output, SymbolicOutput):
         return Out(output.variable, output.borrow)
     if isinstance(output, Variable):
         return Out(output)

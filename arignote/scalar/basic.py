@@ -22,6 +22,7 @@ from arignote.graph.grad_types import is_disconnected, is_null
 from arignote.graph.op import Op
 from arignote.graph.type import Type
 from arignote.graph.utils import MethodNotDefined
+from arignote.scalar.dtype_rules import rule_for
 
 bool_dtypes = ("bool",)
 int_dtypes = ("int8", "int16", "int32", "int64")
@@ -307,10 +308,19 @@ class ScalarOp(Op):
         self.name = name
 
     def output_types(self, types: Sequence[ScalarType]) -> list[ScalarType]:
-        """Output types for inputs of ``types``: the preference rule, or NumPy's resolution."""
+        """Output types for inputs of ``types``: the preference rule, the class's rule in
+        ``dtype_rules.DTYPE_RULES``, or (for ops outside the table) NumPy's resolution."""
         if self.output_types_preference is not None:
             return list(self.output_types_preference(*types))
-        return resolve_ufunc_types(self, self.nfunc, types, self.nout)
+        rule = rule_for(type(self))
+        if rule is None:
+            return resolve_ufunc_types(self, self.nfunc, types, self.nout)
+        dtypes = tuple(t.dtype for t in types)
+        try:
+            return [get_scalar_type(rule(dtypes))]
+        except TypeError as err:
+            names = ", ".join(dtypes)
+            raise TypeError(f"{self} is not defined for inputs of dtype ({names}): {err}") from err
 
     def make_node(self, *inputs: Any) -> Apply:
         if self.nin >= 0 and len(inputs) != self.nin:

@@ -10,8 +10,9 @@ of a range (used by ``jacobian`` and ``hessian``).
 import sys
 import types
 
-from arignote.scan import basic, op, rewriting, utils, views
+from arignote.scan import basic, checkpoints, op, rewriting, utils, views
 from arignote.scan.basic import scan
+from arignote.scan.checkpoints import scan_checkpoints
 from arignote.scan.gradient import scan_grad, scan_rop  # registers the derivatives
 from arignote.scan.index_map import IndexMap, index_map
 from arignote.scan.op import Scan, ScanInfo
@@ -34,6 +35,7 @@ __all__ = [
     "Scan",
     "ScanInfo",
     "basic",
+    "checkpoints",
     "foldl",
     "foldr",
     "index_map",
@@ -42,6 +44,7 @@ __all__ = [
     "reduce",
     "rewriting",
     "scan",
+    "scan_checkpoints",
     "scan_grad",
     "scan_rop",
     "until",

@@ -27,6 +27,7 @@ from arignote.tensor.basic import (
 )
 from arignote.tensor.blas import *
 from arignote.tensor.blockwise import *
+from arignote.tensor.combine import *
 from arignote.tensor.derived import *
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from arignote.tensor.extra_ops import *
@@ -68,5 +69,10 @@ _bind_pytensor_paths(globals())
 
 # PyTensor's tensor namespace also holds these
 from arignote.graph.op import Op
+
+# PyTensor 3's reshaping helpers and interpolation; the xlogx module
+from arignote.tensor import xlogx
+from arignote.tensor.interpolate import interp, interpolate1d
+from arignote.tensor.packing import join_dims, pack, split_dims, unpack
 from arignote.tensor.random.type import NoneConst, none_type_t
 from arignote.tensor.type import values_eq_approx_always_true

@@ -242,11 +242,15 @@ class Blockwise(Op):
 
     def L_op(self, inputs, outputs, output_grads):
         core_node = self.core_node(outputs[0].owner)
-        core_cots = [o.type() for o in core_node.outputs]
+        # a disconnected cotangent stays disconnected for the core op (it is not a tensor)
+        core_cots = [
+            g if isinstance(g.type, DisconnectedType) else o.type()
+            for o, g in zip(core_node.outputs, output_grads, strict=True)
+        ]
         core_grads = self.core_op.L_op(core_node.inputs, core_node.outputs, core_cots)
         replace = dict(zip(core_node.inputs, inputs))
         replace.update(zip(core_node.outputs, outputs))
-        replace.update(zip(core_cots, output_grads))
+        replace.update((c, g) for c, g in zip(core_cots, output_grads) if c is not g)
         return [self._batched_grad(g, x, replace) for g, x in zip(core_grads, inputs, strict=True)]
 
     def _batched_grad(self, core_grad: Variable, x: Variable, replace: dict) -> Variable:

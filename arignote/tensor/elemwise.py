@@ -16,14 +16,12 @@ from arignote.scalar.arithmetic import Abs, Add, Cast, Maximum, Mul, TrueDiv, eq
 from arignote.scalar.basic import (
     ScalarOp,
     complex_dtypes,
-    conj,
     continuous_dtypes,
     convert_weak_scalars,
     discrete_dtypes,
     get_scalar_type,
     grad_dtype,
 )
-from arignote.scalar.complex import complex_, real
 from arignote.scalar.math import Sqr, Sqrt
 from arignote.tensor.basic import (
     as_tensor_variable,
@@ -311,71 +309,26 @@ class Elemwise(Op):
         return [_fit_gradient(term, inp) for term, inp in zip(terms, inputs)]
 
     def R_op(self, inputs, eval_points):
+        """``J v`` from the scalar op's own tangent rule, lifted over the tensors.
+
+        As for ``L_op``: the scalar op's ``R_op`` builds the tangent graph on scalar stand-ins
+        of the inputs and eval points (one rule, ``ScalarOp.R_op``, for scalars and tensors,
+        complex numbers included), and each scalar node becomes an ``Elemwise``.
+        """
         outputs = self(*inputs, return_list=True)
         if all(ev is None for ev in eval_points):
             return [None] * len(outputs)
-        return [self._output_tangent(inputs, outputs, k, eval_points) for k in range(len(outputs))]
-
-    def _output_tangent(self, inputs, outputs, k: int, eval_points) -> Variable | None:
-        """Tangent of output ``k``: the Jacobian is diagonal, ``(J v)_i = sum_j dy/dx_j v_j``.
-
-        The partials come from ``L_op`` with a unit cotangent on output ``k``. On real numbers
-        that is ``dy/dx_j`` itself. Complex numbers are pairs of reals: with the convention of
-        ``L_op`` (``g = dC/dRe + i dC/dIm``), the cotangent 1 gives ``p = dRe(y)/dRe(x) + i
-        dRe(y)/dIm(x)``, so the tangent of ``Re(y)`` is ``Re(conj(p) v)``; the cotangent ``i``
-        gives the same for ``Im(y)``. (``p v`` alone is right on real numbers only: for
-        ``exp(z)`` it would be ``conj(exp(z)) v``, for ``abs(z)`` not even real.)
-        """
-        out = outputs[k]
-        if out.type.dtype in discrete_dtypes:
-            return None  # integer-valued: no tangent
-        real_part, flat = self._tangent_part(inputs, outputs, k, eval_points, 1)
-        if is_null(real_part) or out.type.dtype not in complex_dtypes:
-            tangent = real_part
-        else:
-            imag_part, flat_imag = self._tangent_part(inputs, outputs, k, eval_points, 1j)
-            if is_null(imag_part):
-                return imag_part
-            flat = flat and flat_imag
-            if real_part is None and imag_part is None:
-                tangent = None
-            else:
-                zero = out.zeros_like(dtype=_real_dtype(out.type.dtype))
-                tangent = _complex_op(
-                    zero if real_part is None else real_part,
-                    zero if imag_part is None else imag_part,
-                )
-        if tangent is None:
-            return out.zeros_like() if flat else None
-        if is_null(tangent):
-            return tangent
-        if tangent.type.dtype != out.type.dtype:
-            tangent = tangent.astype(out.type.dtype)
-        return tangent
-
-    def _tangent_part(self, inputs, outputs, k: int, eval_points, seed) -> tuple:
-        """``(sum_j Re(conj(p_j) v_j), flat)`` for partials ``p_j`` of the cotangent ``seed`` on
-        output ``k`` (``p_j v_j`` when both are real); ``flat``: only zero partials met."""
-        seeds = [o.zeros_like(dtype=grad_dtype(o)) for o in outputs]
-        seeds[k] = outputs[k].ones_like(dtype=grad_dtype(outputs[k]))
-        if seed != 1:
-            seeds[k] = seeds[k] * seed
-        partials = self._elementwise_partials(inputs, outputs, seeds)
-        total, flat = None, False
-        for partial, ev in zip(partials, eval_points):
-            if ev is None or is_disconnected(partial):
-                continue
-            if is_null(partial):
-                return partial, False
-            if isinstance(partial, Constant) and np.all(partial.data == 0):
-                flat = True  # a zero derivative (floor, sign...): connected, no contribution
-                continue
-            if partial.type.dtype in complex_dtypes or ev.type.dtype in complex_dtypes:
-                term = _real_op(_conj_op(partial) * ev)
-            else:
-                term = partial * ev  # the partial has the output's shape; ev broadcasts like x_j
-            total = term if total is None else total + term
-        return total, flat
+        s_inputs = [get_scalar_type(i.type.dtype)() for i in inputs]
+        s_points = [None if ev is None else get_scalar_type(ev.type.dtype)() for ev in eval_points]
+        s_tangents = self.scalar_op.R_op(s_inputs, s_points)
+        mapping = dict(zip(s_inputs, inputs))
+        mapping.update((s, ev) for s, ev in zip(s_points, eval_points) if s is not None)
+        wanted = [t for t in s_tangents if t is not None]
+        lifted = dict(zip(map(id, wanted), _lift_scalar_graph(wanted, mapping)))
+        return [
+            None if t is None else _fit_tangent(lifted[id(t)], out)
+            for t, out in zip(s_tangents, outputs)
+        ]
 
     def _elementwise_partials(self, inputs, outputs, output_grads) -> list:
         """Per-input gradient terms, not yet summed over broadcast dimensions."""
@@ -392,15 +345,6 @@ class Elemwise(Op):
             s_terms, dict(zip(s_inputs + s_outputs + s_grads, [*inputs, *outputs, *grads]))
         )
         return lifted
-
-
-_real_op = Elemwise(real)
-_conj_op = Elemwise(conj)
-_complex_op = Elemwise(complex_)
-
-
-def _real_dtype(dtype: str) -> str:
-    return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
 
 
 def _pad_left(x: Variable, ndim: int) -> Variable:
@@ -432,6 +376,19 @@ def _lift_scalar_graph(scalar_outputs: list, mapping: dict) -> list:
         else:
             results.append(mapping[v])
     return results
+
+
+def _fit_tangent(tangent: Variable, out: Variable) -> Variable:
+    """Give a lifted tangent the shape and dtype of ``out`` (it may depend on fewer inputs)."""
+    if is_null(tangent) or out.type.dtype in discrete_dtypes:
+        return tangent if is_null(tangent) else None
+    if tangent.type.ndim < out.type.ndim or any(
+        t == 1 and s != 1 for t, s in zip(tangent.type.shape, out.type.shape)
+    ):
+        tangent = _pad_left(tangent, out.type.ndim) + out.zeros_like(dtype=tangent.type.dtype)
+    if tangent.type.dtype != out.type.dtype:
+        tangent = tangent.astype(out.type.dtype)
+    return tangent
 
 
 def _fit_gradient(term: Variable, inp: Variable) -> Variable:

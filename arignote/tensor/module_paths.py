@@ -57,7 +57,9 @@ PYTENSOR_PATHS: dict[ModuleType, tuple[str, ...]] = {
         # arignote.tensor.derived
         "bartlett compress fill_diagonal fill_diagonal_offset geomspace logspace to_one_hot "
         # arignote.tensor.ravel
-        "RavelMultiIndex UnravelIndex ravel_multi_index unravel_index"
+        "RavelMultiIndex UnravelIndex ravel_multi_index unravel_index "
+        # arignote.tensor.combine
+        "concat_with_broadcast"
     ),
     shape: ("Reshape", "reshape"),
     special: ("xlog1py", "xlogy"),

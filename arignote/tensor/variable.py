@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 import arignote.tensor.extra_ops as textra
 import arignote.tensor.indexing_ops as tio
 import arignote.tensor.math as tm
@@ -375,3 +377,16 @@ class TensorConstant(_TensorOperators, Constant):
 
 TensorType.variable_type = TensorVariable
 TensorType.constant_type = TensorConstant
+
+
+def get_unique_constant_value(x: Any) -> Any:
+    """The one value every element of the constant ``x`` holds, or None (PyTensor's helper).
+
+    None as well for a variable that is not a constant, and for an empty constant.
+    """
+    if not isinstance(x, TensorConstant) or np.size(x.data) == 0:
+        return None
+    flat = np.ravel(x.data)
+    first = flat[0]
+    same = np.array_equal(flat, np.full_like(flat, first), equal_nan=flat.dtype.kind in "fc")
+    return first if same else None

@@ -14,9 +14,13 @@ from arignote.tensor.linalg.inverse import *
 from arignote.tensor.linalg.inverse import SlogDet as SLogDet
 from arignote.tensor.linalg.inverse import inv as matrix_inverse
 from arignote.tensor.linalg.least_squares import *
+from arignote.tensor.linalg.lu import *
 from arignote.tensor.linalg.matrix_equations import *
 from arignote.tensor.linalg.misc import *
 from arignote.tensor.linalg.norms import *
+from arignote.tensor.linalg.riccati import *
+from arignote.tensor.linalg.schur import *
 from arignote.tensor.linalg.solve import *
+from arignote.tensor.linalg.solve import ChoSolve as CholeskySolve
 from arignote.tensor.linalg.solve import SolveBase
 from arignote.tensor.products import matmul, outer, tensordot

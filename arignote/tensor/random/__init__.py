@@ -35,4 +35,10 @@ from arignote.tensor.random.basic import NegativeBinomialRV as NegBinomialRV
 from arignote.tensor.random.basic import negative_binomial as nbinom
 
 _basic.nbinom, _basic.NegBinomialRV = nbinom, NegBinomialRV  # PyTensor's names, in basic too
+# distributions drawn through scipy.stats (and invgamma), at PyTensor's paths
+from arignote.tensor.random import scipy_rvs as _scipy_rvs
+from arignote.tensor.random.scipy_rvs import *
 from arignote.tensor.random.variable import rng, shared_rng
+
+for _name in [*_scipy_rvs.__all__, "stats"]:
+    setattr(_basic, _name, getattr(_scipy_rvs, _name))

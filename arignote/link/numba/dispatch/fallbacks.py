@@ -45,10 +45,17 @@ FALLBACKS: dict[str, str] = {
         ["Angle", "Complex", "Conj", "Imag", "Real"],
         "complex64 values: numba's complex64 arithmetic is not NumPy's (complex128 is native)",
     ),
+    "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
     # linalg
     **dict.fromkeys(
         [
             "ChoSolve",
+            "LU",
+            "LUFactor",
+            "PivotToPermutations",
+            "QZ",
+            "Schur",
+            "SolveDiscreteARE",
             "Eig",
             "Expm",
             "Lstsq",
