@@ -60,6 +60,8 @@ def window_counts(shape, ws, stride, pad, ignore_border, include_pad):
     """How many positions of each window fall inside the padded (or the original) array."""
     nd = len(ws)
     out = _lengths(shape, ws, stride, pad, ignore_border)
+    if min(out) <= 0:  # no window at all (a zero-length axis): nothing to count
+        return np.zeros([max(o, 0) for o in out])
     inside = np.ones(shape, dtype=np.float64)
     if include_pad:
         inside = np.pad(inside, [(p, p) for p in pad], constant_values=1.0)
