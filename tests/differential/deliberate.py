@@ -135,6 +135,16 @@ DELIBERATE: tuple[Deliberate, ...] = (
         detail="dtype float64 != float32",
     ),
     Deliberate(
+        "svd-full-gradient-non-square",
+        "The gradient through U or Vh of svd(full_matrices=True) of a non-square matrix is "
+        "undefined (its extra singular vectors are not unique): refused when the graph is built "
+        "where the shape is known, a ValueError naming the cause when it runs otherwise; finite "
+        "differences of LAPACK's arbitrary choice are no reference. Use full_matrices=False.",
+        kinds=("raises",),
+        entries=("svd",),
+        error=r"svd\(full_matrices=True\): the gradient through U or Vh of a non-square",
+    ),
+    Deliberate(
         "gradient-has-the-input-dtype",
         "A gradient has the dtype of the variable it is taken with respect to (float64 for a "
         "float64 input cast to float32 on the way); PyTensor gives it the dtype of the cast.",
@@ -147,22 +157,7 @@ DELIBERATE: tuple[Deliberate, ...] = (
 
 # Defects found by the harness and not fixed yet: reported, so that they stay visible, and
 # explained here so that CI stays green meanwhile. Each names the regression test to write.
-KNOWN_DEFECTS: tuple[Deliberate, ...] = (
-    Deliberate(
-        "linalg-gradient-runtime-shape",
-        "The gradients of svd(full_matrices=True) (through U or Vh) and of qr are implemented "
-        "for square matrices and for matrices with at least as many rows as columns, "
-        "respectively, and refused when the graph is built for matrices known statically to be "
-        "outside that case. For a matrix whose shape is known only at run time and falls "
-        "outside it, the gradient graph fails when it runs (shapes not aligned, a triangular "
-        "solve that does not fit) instead of refusing clearly.",
-        kinds=("raises",),
-        against=("numpy",),
-        entries=("svd", "qr"),
-        error=r"Dot: shapes .* are not aligned|objects cannot be broadcast to a single shape"
-        r"|SolveTriangular.* do not fit",
-    ),
-)
+KNOWN_DEFECTS: tuple[Deliberate, ...] = ()
 
 
 PYTENSOR_DIFFERS = "pytensor-differs-from-numpy"

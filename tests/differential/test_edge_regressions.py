@@ -16,6 +16,7 @@ import scipy.linalg
 import arignote
 import arignote.tensor as pt
 from arignote.compile.mode import Mode
+from arignote.gradient import grad
 from arignote.tensor import linalg as la
 from arignote.tensor.conv import conv2d, conv2d_grad_wrt_weights
 from arignote.tensor.derived import cov, median
@@ -166,3 +167,57 @@ def test_a_fold_of_zero_steps_is_its_initial_value(mode, loop):
     for row in value[::-1] if loop == "foldr" else value:
         acc = acc * np.cos(row) + row
     np.testing.assert_allclose(result, acc)
+
+
+# -- gradients of qr and svd whose shapes are known only at run time --------------------------
+
+
+def _finite_difference(fn, a, eps=1e-6):
+    grad_ = np.zeros_like(a)
+    for index in np.ndindex(a.shape):
+        step = np.zeros_like(a)
+        step[index] = eps
+        grad_[index] = (fn(a + step) - fn(a - step)) / (2 * eps)
+    return grad_
+
+
+@pytest.mark.parametrize("mode", ["reduced", "r", "complete"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 3, 5)])
+@pytest.mark.parametrize("static", [False, True], ids=["runtime", "static"])
+def test_qr_gradient_of_any_shape_matches_finite_differences(mode, shape, static):
+    # wide matrices (M < N) used to be refused, or to fail in a triangular solve at run time
+    if mode == "complete" and shape[-2] > shape[-1]:
+        pytest.skip("the extra columns of Q are not unique: tested below")
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=shape)
+    x = pt.tensor("x", dtype="float64", shape=shape if static else (None,) * len(shape))
+    outs = la.qr(x, mode=mode)
+    outs = [outs] if mode == "r" else list(outs)
+    weights = [rng.normal(size=v.shape) for v in _qr_values(a, mode)]
+    cost = sum((o * w).sum() for o, w in zip(outs, weights))
+    (result,) = _run([x], [grad(cost, x)], [a], "FAST_RUN")
+
+    def numeric(b):
+        return sum((v * w).sum() for v, w in zip(_qr_values(b, mode), weights))
+
+    np.testing.assert_allclose(result, _finite_difference(numeric, a), atol=1e-6)
+
+
+def _qr_values(a, mode):
+    values = np.linalg.qr(a, mode=mode)
+    return [values] if mode == "r" else list(values)
+
+
+def test_undefined_decomposition_gradients_are_refused_clearly_at_run_time():
+    # used to fail with "Dot: shapes ... are not aligned" or a triangular solve that does not fit
+    x = pt.dmatrix("x")
+    q, r = la.qr(x, mode="complete")
+    fn = arignote.function([x], grad(q.sum() + r.sum(), x))
+    with pytest.raises(ValueError, match=r"qr\(mode='complete'\).*more rows than columns"):
+        fn(np.ones((5, 3)))
+    u, s, vh = la.svd(x, full_matrices=True)
+    fn = arignote.function([x], grad(u.sum() + s.sum() + vh.sum(), x))
+    with pytest.raises(ValueError, match=r"svd\(full_matrices=True\).*non-square"):
+        fn(np.random.default_rng(0).normal(size=(3, 5)))
+    square = np.random.default_rng(1).normal(size=(3, 3))
+    assert fn(square).shape == (3, 3)
