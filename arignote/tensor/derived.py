@@ -164,8 +164,10 @@ def batched_dot(a: Any, b: Any) -> Variable:
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if a.type.ndim < 2 or b.type.ndim < 2:
         raise TypeError(f"batched_dot expects a batch axis on both inputs, got {a.type}, {b.type}")
-    if a.type.ndim == 2 and b.type.ndim == 2:
+    if a.type.ndim == 2 and b.type.ndim == 2 and (a * b).type.dtype[0] in "fc":
         return sum_(a * b, axis=1)
+    if a.type.ndim == 2 and b.type.ndim == 2:  # a sum would widen bools and small integers
+        return matmul(expand_dims(a, 1), expand_dims(b, -1))[:, 0, 0]
     if a.type.ndim == 2:
         return matmul(expand_dims(a, 1), b)[:, 0]
     if b.type.ndim == 2:

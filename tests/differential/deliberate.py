@@ -91,11 +91,12 @@ DELIBERATE: tuple[Deliberate, ...] = (
     ),
     Deliberate(
         "complex-of-small-types",
-        "complex(re, im) of booleans and integers of 8 or 16 bits is complex64 (the complex "
-        "type of the float type NumPy gives them); the reference re + 1j * im is complex128.",
+        "complex(re, im) and complex_from_polar(abs, angle) of booleans and integers of 8 or "
+        "16 bits are complex64 (the complex type of the float type NumPy gives them); the "
+        "references re + 1j * im and abs * exp(1j * angle) are complex128.",
         kinds=("dtype",),
         against=("numpy",),
-        entries=("complex",),
+        entries=("complex", "complex_from_polar"),
         detail="dtype complex64 != complex128",
     ),
     Deliberate(
@@ -131,8 +132,36 @@ DELIBERATE: tuple[Deliberate, ...] = (
         "does; scipy.linalg's LAPACK wrappers pick float32 for them.",
         kinds=("dtype",),
         against=("numpy",),
-        entries=("cho_solve", "solve_triangular", "solve", "cholesky", "expm", "lstsq", "pinv"),
+        entries=(
+            "cho_solve",
+            "solve_triangular",
+            "solve",
+            "cholesky",
+            "expm",
+            "lstsq",
+            "pinv",
+            "solve_sylvester",
+            "solve_continuous_lyapunov",
+            "solve_discrete_lyapunov",
+        ),
         detail="dtype float64 != float32",
+    ),
+    Deliberate(
+        "pooling-keeps-the-dtype",
+        "Max and sum pooling (pool_2d, pool_3d, max_pool_2d_same_size) keep the input's dtype, "
+        "as PyTensor's Pool does: the maximum of integers is an integer, and booleans pool to "
+        "their logical or. The op database's NumPy references pad with -inf and compute in "
+        "float64.",
+        kinds=("dtype",),
+        against=("numpy",),
+        entries=(
+            "pool_2d[max]",
+            "pool_2d[sum]",
+            "pool_3d",
+            "downsample.max_pool_2d",
+            "max_pool_2d_same_size",
+        ),
+        detail=r"dtype (bool|u?int\d+) != float64",
     ),
     Deliberate(
         "svd-full-gradient-non-square",

@@ -420,6 +420,16 @@ PROGRAMS = [
         ),
         grad_of=4,
     ),
+    # found by the sweep of the entries that landed beside the harness (issue 17, point 3)
+    # zero-length batch of a Blockwise gradient: core shape (0, 0) instead of (3, 3)
+    Program(steps=(Step(entry="Blockwise[inv]", sample=0, variant="0len"),), grad_of=0),
+    Program(steps=(Step(entry="Blockwise[dot]", sample=1, variant="0len"),), grad_of=0),
+    # batched_dot of two boolean matrices: int64 (a sum) instead of NumPy's bool
+    Program(steps=(Step(entry="batched_dot", sample=1, variant="bool"),)),
+    # max_pool_2d_same_size of booleans: "Cannot cast ufunc 'add' output ... to bool"
+    Program(steps=(Step(entry="max_pool_2d_same_size", sample=0, variant="bool"),)),
+    # nan_to_num of inf: a cost of 4e307 that finite differences cannot resolve (harness)
+    Program(steps=(Step(entry="nan_to_num", sample=0, variant="plain"),), grad_of=0),
 ]
 
 

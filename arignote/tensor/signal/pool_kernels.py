@@ -114,8 +114,10 @@ def max_pool_grad(x, maxout, gz, ws, stride, pad, ignore_border):
     out = maxout.shape[-len(ws) :]
     xe = _extended(x, ws, stride, pad, out, max_fill(x.dtype))
     gxe = np.zeros(xe.shape, dtype=gz.dtype)
+    add = np.logical_or if gz.dtype == bool else np.add  # booleans do not add in place
     for where in _taps(ws, stride, out):
-        gxe[(Ellipsis, *where)] += np.where(xe[(Ellipsis, *where)] == maxout, gz, 0)
+        view = gxe[(Ellipsis, *where)]
+        add(view, np.where(xe[(Ellipsis, *where)] == maxout, gz, 0), out=view)
     return _cropped(gxe, x.shape, pad)
 
 
