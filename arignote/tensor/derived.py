@@ -115,8 +115,14 @@ def tri_gamma(x: Any) -> Variable:
 
 def chi2sf(x: Any, k: Any) -> Variable:
     """The survival function of the chi-squared distribution with ``k`` degrees of freedom:
-    ``gammaincc(k / 2, x / 2)`` (``scipy.stats.chi2.sf``)."""
-    return tm.gammaincc(as_tensor_variable(k) / 2.0, as_tensor_variable(x) / 2.0)
+    ``gammaincc(k / 2, x / 2)`` (``scipy.stats.chi2.sf``); 1 below the support (x < 0)."""
+    x = as_tensor_variable(x)
+    below = tm.lt(x, 0)  # every draw exceeds a negative x, where gammaincc itself is NaN
+    # gammaincc is evaluated at 2 there instead, so that its (unused) derivative is finite
+    # and the gradient is 0, not 0 * NaN
+    inside = tm.switch(below, tm.ones_like(x) * 2, x)
+    survival = tm.gammaincc(as_tensor_variable(k) / 2.0, inside / 2.0)
+    return tm.switch(below, tm.ones_like(survival), survival)
 
 
 def gammau(k: Any, x: Any) -> Variable:

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.linalg
+import scipy.stats
 
 import arignote
 import arignote.tensor as pt
@@ -20,7 +21,7 @@ from arignote.gradient import grad
 from arignote.tensor import linalg as la
 from arignote.tensor.blockwise import Blockwise
 from arignote.tensor.conv import conv2d, conv2d_grad_wrt_weights
-from arignote.tensor.derived import batched_dot, cov, median
+from arignote.tensor.derived import batched_dot, chi2sf, cov, median
 from arignote.tensor.linalg.inverse import MatrixInverse
 from arignote.tensor.nnet import images2neibs
 from arignote.tensor.signal.pool import max_pool_2d_same_size, pool_2d
@@ -257,3 +258,13 @@ def test_max_pool_same_size_of_booleans():
     # each 2x2 patch keeps its maximum (True) where it sits, every tie included
     np.testing.assert_array_equal(result, value)
     assert result.dtype == np.bool_
+
+
+@pytest.mark.parametrize("mode", MODES, ids=IDS)
+def test_chi2sf_below_the_support_is_one(mode):
+    x = pt.dvector("x")
+    value = np.array([-3.0, -1e-300, 0.0, 0.5, np.nan])
+    (result,) = _run([x], [chi2sf(x, 3.0)], [value], mode)
+    np.testing.assert_allclose(result, scipy.stats.chi2.sf(value, 3.0))  # [1, 1, 1, 0.9189, nan]
+    (g,) = _run([x], [grad(chi2sf(x, 3.0).sum(), x)], [value[:2]], mode)
+    np.testing.assert_array_equal(g, [0.0, 0.0])  # constant below the support

@@ -430,6 +430,14 @@ PROGRAMS = [
     Program(steps=(Step(entry="max_pool_2d_same_size", sample=0, variant="bool"),)),
     # nan_to_num of inf: a cost of 4e307 that finite differences cannot resolve (harness)
     Program(steps=(Step(entry="nan_to_num", sample=0, variant="plain"),), grad_of=0),
+    # chi2sf below its support (x < 0): NaN (gammaincc's) instead of SciPy's 1
+    Program(
+        steps=(
+            Step(entry="ifelse", sample=1, variant="plain", feeds=(-1, -1), shapes="ones"),
+            Step(entry="nnet.hard_sigmoid", sample=4, variant="plain", shapes="runtime"),
+            Step(entry="chi2sf", sample=6, variant="plain", feeds=(4, 4), shapes="runtime"),
+        ),
+    ),
 ]
 
 
