@@ -174,6 +174,16 @@ DELIBERATE: tuple[Deliberate, ...] = (
         error=r"svd\(full_matrices=True\): the gradient through U or Vh of a non-square",
     ),
     Deliberate(
+        "qr-complete-gradient-tall",
+        "The gradient of qr(mode='complete') of a matrix with more rows than columns is "
+        "undefined (the extra columns of Q are not unique): refused when the graph is built "
+        "where the shape is known, a ValueError naming the cause when it runs otherwise. "
+        "mode='reduced' and mode='r' are differentiable for every shape.",
+        kinds=("raises",),
+        entries=("qr",),
+        error=r"qr\(mode='complete'\): the gradient of a matrix with more rows than columns",
+    ),
+    Deliberate(
         "gradient-has-the-input-dtype",
         "A gradient has the dtype of the variable it is taken with respect to (float64 for a "
         "float64 input cast to float32 on the way); PyTensor gives it the dtype of the cast.",

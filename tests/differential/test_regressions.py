@@ -438,6 +438,16 @@ PROGRAMS = [
             Step(entry="chi2sf", sample=6, variant="plain", feeds=(4, 4), shapes="runtime"),
         ),
     ),
+    # the gradient of qr(mode="complete") of a tall matrix of run-time shape: "shapes not
+    # aligned" before, now the deliberate refusal qr-complete-gradient-tall
+    Program(
+        steps=(
+            Step(entry="sqrt", sample=4, variant="int", feeds=(-1, -1), shapes="runtime"),
+            Step(entry="norm", sample=6, variant="int", feeds=(7, -1, 7), shapes="runtime"),
+            Step(entry="qr", sample=2, variant="0last", feeds=(5,), shapes="runtime"),
+        ),
+        grad_of=6,
+    ),
 ]
 
 
