@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from arignote.graph.basic import Variable
 from arignote.scan.basic import scan
+from arignote.scan.op import Scan
+from arignote.tensor.subtensor import Subtensor
 
 
 def map(
@@ -60,14 +63,26 @@ def reduce(
         name=name,
     )
     if isinstance(results, (list, tuple)):
-        results = [r[-1] for r in results]
+        results = [_last_state(r) for r in results]
     elif results is not None:
-        results = results[-1]
+        results = _last_state(results)
     if not return_updates:
         if updates:
             raise ValueError(f"return_updates=False but the loop produced updates {updates}")
         return results
     return results, updates
+
+
+def _last_state(result: Variable) -> Variable:
+    """The last row of a loop output; for an output fed back from an initial value, the last
+    row of the whole buffer (initial rows included), so that a loop of zero steps returns the
+    initial value (as PyTensor's rewritten graphs do) instead of indexing an empty array."""
+    owner = result.owner
+    if owner is not None and isinstance(owner.op, Subtensor):
+        buffer = owner.inputs[0]
+        if buffer.owner is not None and isinstance(buffer.owner.op, Scan):
+            return buffer[-1]
+    return result[-1]
 
 
 def foldl(

@@ -194,9 +194,29 @@ class Blockwise(Op):
     def _empty_core_shape(self, out: Variable, dims: tuple, inputs: Sequence) -> tuple:
         lengths = self._dim_lengths([np.shape(x) for x in inputs])
         core = out.type.shape[out.type.ndim - len(dims) :]
+        inferred = self._core_infer_shape(out, inputs)
         return tuple(
-            lengths.get(d, s if s is not None else 0) for d, s in zip(dims, core, strict=True)
+            lengths.get(d, s if s is not None else inferred[k])
+            for k, (d, s) in enumerate(zip(dims, core, strict=True))
         )
+
+    def _core_infer_shape(self, out: Variable, inputs: Sequence) -> tuple:
+        """The core output's shape from the core op's ``infer_shape`` on the inputs' core
+        lengths (an output dimension the signature does not name after an input one, as in
+        the generic signatures of gradients); 0 where that gives no integer."""
+        node = out.owner
+        position = node.outputs.index(out)
+        core_node = self.core_node(node)
+        shapes = [
+            tuple(int(n) for n in np.shape(x)[np.ndim(x) - len(dims) :])
+            for x, dims in zip(inputs, self.inputs_sig)
+        ]
+        ndim = core_node.outputs[position].type.ndim
+        try:
+            found = self.core_op.infer_shape(None, core_node, shapes)[position]
+        except Exception:  # an infer_shape that needs a graph: no better guess than 0
+            return (0,) * ndim
+        return tuple(int(n) if isinstance(n, (int, np.integer)) else 0 for n in found)
 
     def _dim_lengths(self, input_shapes: Sequence[Sequence]) -> dict:
         """Each named core dimension's length, read from the first input that has it."""

@@ -29,12 +29,13 @@ from arignote.tensor.indexing_ops import nonzero, take
 from arignote.tensor.join import concatenate, stack
 from arignote.tensor.linalg.inverse import inv
 from arignote.tensor.linalg.solve import solve
+from arignote.tensor.pad import pad
 from arignote.tensor.products import dot, matmul
 from arignote.tensor.reduction import max as max_
 from arignote.tensor.reduction import min as min_
 from arignote.tensor.reduction import sum as sum_
 from arignote.tensor.reshape import flatten, reshape
-from arignote.tensor.shape import expand_dims, shape_i, shape_tuple
+from arignote.tensor.shape import expand_dims, shape_i, shape_tuple, squeeze
 from arignote.tensor.sort import argsort, sort
 from arignote.tensor.subtensor import inc_subtensor, set_subtensor
 
@@ -114,8 +115,14 @@ def tri_gamma(x: Any) -> Variable:
 
 def chi2sf(x: Any, k: Any) -> Variable:
     """The survival function of the chi-squared distribution with ``k`` degrees of freedom:
-    ``gammaincc(k / 2, x / 2)`` (``scipy.stats.chi2.sf``)."""
-    return tm.gammaincc(as_tensor_variable(k) / 2.0, as_tensor_variable(x) / 2.0)
+    ``gammaincc(k / 2, x / 2)`` (``scipy.stats.chi2.sf``); 1 below the support (x < 0)."""
+    x = as_tensor_variable(x)
+    below = tm.lt(x, 0)  # every draw exceeds a negative x, where gammaincc itself is NaN
+    # gammaincc is evaluated at 2 there instead, so that its (unused) derivative is finite
+    # and the gradient is 0, not 0 * NaN
+    inside = tm.switch(below, tm.ones_like(x) * 2, x)
+    survival = tm.gammaincc(as_tensor_variable(k) / 2.0, inside / 2.0)
+    return tm.switch(below, tm.ones_like(survival), survival)
 
 
 def gammau(k: Any, x: Any) -> Variable:
@@ -163,8 +170,10 @@ def batched_dot(a: Any, b: Any) -> Variable:
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if a.type.ndim < 2 or b.type.ndim < 2:
         raise TypeError(f"batched_dot expects a batch axis on both inputs, got {a.type}, {b.type}")
-    if a.type.ndim == 2 and b.type.ndim == 2:
+    if a.type.ndim == 2 and b.type.ndim == 2 and (a * b).type.dtype[0] in "fc":
         return sum_(a * b, axis=1)
+    if a.type.ndim == 2 and b.type.ndim == 2:  # a sum would widen bools and small integers
+        return matmul(expand_dims(a, 1), expand_dims(b, -1))[:, 0, 0]
     if a.type.ndim == 2:
         return matmul(expand_dims(a, 1), b)[:, 0]
     if b.type.ndim == 2:
@@ -454,7 +463,10 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
         ddof = 0 if bias else 1
     count = tm.cast(shape_i(m, 1), m.type.dtype if m.type.dtype[0] == "f" else config.floatX)
     centred = m - m.mean(axis=1, keepdims=True)
-    return dot(centred, tm.conj(centred).T) / (count - ddof)
+    # no degrees of freedom left: NumPy divides by 0 (NaN, inf), never by a negative count
+    fact = tm.maximum(count - ddof, 0)
+    # like NumPy and PyTensor, the dimensions of length 1 go (statically known ones here)
+    return squeeze(dot(centred, tm.conj(centred).T) / fact)
 
 
 def median(x: Any, axis: Any = None) -> Variable:
@@ -466,6 +478,12 @@ def median(x: Any, axis: Any = None) -> Variable:
     if isinstance(axis, (list, tuple)):
         raise NotImplementedError("median over several axes: flatten them first")
     ordered = sort(x, axis=axis)
+    if ordered.type.dtype[0] not in "fc":  # NumPy averages integers in float64
+        ordered = tm.cast(ordered, "float64")
+    # one NaN after the sorted values: an empty axis reads it (the median of nothing is NaN,
+    # as in NumPy); a non-empty one never reaches it
+    width = [(0, 1) if d == axis % x.type.ndim else (0, 0) for d in range(x.type.ndim)]
+    ordered = pad(ordered, width, constant_values=np.nan)
     n = shape_i(x, axis)
     upper = take(ordered, n // 2, axis=axis)
     lower = take(ordered, (n - 1) // 2, axis=axis)

@@ -91,11 +91,12 @@ DELIBERATE: tuple[Deliberate, ...] = (
     ),
     Deliberate(
         "complex-of-small-types",
-        "complex(re, im) of booleans and integers of 8 or 16 bits is complex64 (the complex "
-        "type of the float type NumPy gives them); the reference re + 1j * im is complex128.",
+        "complex(re, im) and complex_from_polar(abs, angle) of booleans and integers of 8 or "
+        "16 bits are complex64 (the complex type of the float type NumPy gives them); the "
+        "references re + 1j * im and abs * exp(1j * angle) are complex128.",
         kinds=("dtype",),
         against=("numpy",),
-        entries=("complex",),
+        entries=("complex", "complex_from_polar"),
         detail="dtype complex64 != complex128",
     ),
     Deliberate(
@@ -131,8 +132,56 @@ DELIBERATE: tuple[Deliberate, ...] = (
         "does; scipy.linalg's LAPACK wrappers pick float32 for them.",
         kinds=("dtype",),
         against=("numpy",),
-        entries=("cho_solve", "solve_triangular", "solve", "cholesky", "expm", "lstsq", "pinv"),
+        entries=(
+            "cho_solve",
+            "solve_triangular",
+            "solve",
+            "cholesky",
+            "expm",
+            "lstsq",
+            "pinv",
+            "solve_sylvester",
+            "solve_continuous_lyapunov",
+            "solve_discrete_lyapunov",
+        ),
         detail="dtype float64 != float32",
+    ),
+    Deliberate(
+        "pooling-keeps-the-dtype",
+        "Max and sum pooling (pool_2d, pool_3d, max_pool_2d_same_size) keep the input's dtype, "
+        "as PyTensor's Pool does: the maximum of integers is an integer, and booleans pool to "
+        "their logical or. The op database's NumPy references pad with -inf and compute in "
+        "float64.",
+        kinds=("dtype",),
+        against=("numpy",),
+        entries=(
+            "pool_2d[max]",
+            "pool_2d[sum]",
+            "pool_3d",
+            "downsample.max_pool_2d",
+            "max_pool_2d_same_size",
+        ),
+        detail=r"dtype (bool|u?int\d+) != float64",
+    ),
+    Deliberate(
+        "svd-full-gradient-non-square",
+        "The gradient through U or Vh of svd(full_matrices=True) of a non-square matrix is "
+        "undefined (its extra singular vectors are not unique): refused when the graph is built "
+        "where the shape is known, a ValueError naming the cause when it runs otherwise; finite "
+        "differences of LAPACK's arbitrary choice are no reference. Use full_matrices=False.",
+        kinds=("raises",),
+        entries=("svd",),
+        error=r"svd\(full_matrices=True\): the gradient through U or Vh of a non-square",
+    ),
+    Deliberate(
+        "qr-complete-gradient-tall",
+        "The gradient of qr(mode='complete') of a matrix with more rows than columns is "
+        "undefined (the extra columns of Q are not unique): refused when the graph is built "
+        "where the shape is known, a ValueError naming the cause when it runs otherwise. "
+        "mode='reduced' and mode='r' are differentiable for every shape.",
+        kinds=("raises",),
+        entries=("qr",),
+        error=r"qr\(mode='complete'\): the gradient of a matrix with more rows than columns",
     ),
     Deliberate(
         "gradient-has-the-input-dtype",
@@ -147,22 +196,7 @@ DELIBERATE: tuple[Deliberate, ...] = (
 
 # Defects found by the harness and not fixed yet: reported, so that they stay visible, and
 # explained here so that CI stays green meanwhile. Each names the regression test to write.
-KNOWN_DEFECTS: tuple[Deliberate, ...] = (
-    Deliberate(
-        "linalg-gradient-runtime-shape",
-        "The gradients of svd(full_matrices=True) (through U or Vh) and of qr are implemented "
-        "for square matrices and for matrices with at least as many rows as columns, "
-        "respectively, and refused when the graph is built for matrices known statically to be "
-        "outside that case. For a matrix whose shape is known only at run time and falls "
-        "outside it, the gradient graph fails when it runs (shapes not aligned, a triangular "
-        "solve that does not fit) instead of refusing clearly.",
-        kinds=("raises",),
-        against=("numpy",),
-        entries=("svd", "qr"),
-        error=r"Dot: shapes .* are not aligned|objects cannot be broadcast to a single shape"
-        r"|SolveTriangular.* do not fit",
-    ),
-)
+KNOWN_DEFECTS: tuple[Deliberate, ...] = ()
 
 
 PYTENSOR_DIFFERS = "pytensor-differs-from-numpy"

@@ -22,25 +22,16 @@ import numpy as np
 
 import arignote.tensor as pt
 from arignote.graph.basic import Variable
-from tests.differential.not_yet_swept import NOT_YET_SWEPT
+from tests.differential.not_yet_swept import swept_by_programs
 from tests.op_db import REGISTRY
-from tests.op_db.edges import DERIVATIONS, EXEMPT, REFUSED
+from tests.op_db.edges import DERIVATIONS, REFUSED
 
 VARIANTS = ("plain", "0d", "0len", "0last", "int", "bool")
 SHAPES = ("ones", "runtime", "full")  # static length-1 dims, all unknown, all static
 
 INFOS = {info.name: info for info in REGISTRY}
 # Entries programs use: deterministic, with defined values.
-NAMES = tuple(
-    sorted(
-        n
-        for n in INFOS
-        if not n.startswith("random.")
-        and n not in EXEMPT
-        and n not in NOT_YET_SWEPT
-        and n != "empty"
-    )
-)
+NAMES = tuple(sorted(n for n in INFOS if swept_by_programs(n)))
 
 
 @dataclass(frozen=True)

@@ -24,13 +24,9 @@ def _run(inputs, outputs, values, mode):
 
 
 @pytest.mark.parametrize("mode", MODES, ids=IDS)
-def test_simplified_ratio_keeps_the_broadcast_shape(request, mode):
-    if mode == "FAST_RUN":
-        # The default rewrites now cancel x/x (tag "cancel", as PyTensor and the graph-structures
-        # document do) and then drop the multiplication by one, and with it the run-time
-        # broadcasting check: the same defect as PyTensor's, until the cancellation keeps the
-        # shape. mode.excluding("cancel") keeps the check.
-        request.applymarker(pytest.mark.xfail(strict=True, reason="x/x cancellation drops it"))
+def test_simplified_ratio_keeps_the_broadcast_shape(mode):
+    # FAST_RUN cancels x/x (tag "cancel", as PyTensor does); the cancelled factor's lengths are
+    # still checked against the rest (second(y, rest)), so the run-time broadcast stays refused.
     # PyTensor: x[-1:] * (|x|+1) / (|x|+1) has shape (1,) (the ratio is simplified away, and
     # the broadcast with it). NumPy: (3,). Neither library broadcasts a runtime length 1, so the
     # graph must raise, or give (3,) once the length 1 is declared.
@@ -125,3 +121,22 @@ def test_bincount_of_an_empty_vector_is_empty(mode):
     x = pt.lvector("x")
     (result,) = _run([x], [pt.bincount(x)], [np.zeros(0, dtype="int64")], mode)
     assert result.shape == (0,) and result.dtype == np.bincount(np.zeros(0, int)).dtype
+
+
+def test_cancelling_keeps_nothing_extra_where_shapes_are_known():
+    # (x * y) / y -> x: no shape check where the static shapes already agree
+    x, y = pt.tensor("x", shape=(3,)), pt.tensor("y", shape=(3,))
+    fn = arignote.function([x, y], (x * y) / y, mode="FAST_RUN")
+    ops = [type(node.op).__name__ for node in fn.maker.fgraph.toposort()]
+    assert ops == ["DeepCopyOp"], ops  # the output is x itself, copied
+    np.testing.assert_allclose(fn(np.array([1.0, 2, 3]), np.array([0.5, 4, 8])), [1.0, 2, 3])
+
+
+@pytest.mark.parametrize("mode", MODES, ids=IDS)
+def test_cancelled_factor_of_another_length_still_broadcasts(mode):
+    # (x * y) / y with x of static length 1 and y of length 3: NumPy gives x broadcast, (3,)
+    x, y = pt.tensor("x", shape=(1,)), pt.dvector("y")
+    (result,) = _run([x, y], [(x * y) / y], [np.array([2.0]), np.array([1.0, 4, 8])], mode)
+    np.testing.assert_allclose(result, [2.0, 2.0, 2.0])
+    with pytest.raises(ValueError, match="[Rr]untime broadcasting is not allowed"):
+        _run([y, pt.dvector("z")], [(y * y[:1]) / y[:1]], [np.ones(3), np.ones(1)], mode)

@@ -420,6 +420,34 @@ PROGRAMS = [
         ),
         grad_of=4,
     ),
+    # found by the sweep of the entries that landed beside the harness (issue 17, point 3)
+    # zero-length batch of a Blockwise gradient: core shape (0, 0) instead of (3, 3)
+    Program(steps=(Step(entry="Blockwise[inv]", sample=0, variant="0len"),), grad_of=0),
+    Program(steps=(Step(entry="Blockwise[dot]", sample=1, variant="0len"),), grad_of=0),
+    # batched_dot of two boolean matrices: int64 (a sum) instead of NumPy's bool
+    Program(steps=(Step(entry="batched_dot", sample=1, variant="bool"),)),
+    # max_pool_2d_same_size of booleans: "Cannot cast ufunc 'add' output ... to bool"
+    Program(steps=(Step(entry="max_pool_2d_same_size", sample=0, variant="bool"),)),
+    # nan_to_num of inf: a cost of 4e307 that finite differences cannot resolve (harness)
+    Program(steps=(Step(entry="nan_to_num", sample=0, variant="plain"),), grad_of=0),
+    # chi2sf below its support (x < 0): NaN (gammaincc's) instead of SciPy's 1
+    Program(
+        steps=(
+            Step(entry="ifelse", sample=1, variant="plain", feeds=(-1, -1), shapes="ones"),
+            Step(entry="nnet.hard_sigmoid", sample=4, variant="plain", shapes="runtime"),
+            Step(entry="chi2sf", sample=6, variant="plain", feeds=(4, 4), shapes="runtime"),
+        ),
+    ),
+    # the gradient of qr(mode="complete") of a tall matrix of run-time shape: "shapes not
+    # aligned" before, now the deliberate refusal qr-complete-gradient-tall
+    Program(
+        steps=(
+            Step(entry="sqrt", sample=4, variant="int", feeds=(-1, -1), shapes="runtime"),
+            Step(entry="norm", sample=6, variant="int", feeds=(7, -1, 7), shapes="runtime"),
+            Step(entry="qr", sample=2, variant="0last", feeds=(5,), shapes="runtime"),
+        ),
+        grad_of=6,
+    ),
 ]
 
 

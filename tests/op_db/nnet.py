@@ -154,7 +154,7 @@ def _images2neibs_ref(x, neib_shape, neib_step=None, mode="valid"):
         for i in range(0, image.shape[0] - r + 1, sr):
             for j in range(0, image.shape[1] - c + 1, sc):
                 rows.append(image[i : i + r, j : j + c].ravel())
-    return np.asarray(rows)
+    return np.asarray(rows).reshape(len(rows), r * c)  # (0, r c) when there is no patch
 
 
 def _neib_samples(rng):

@@ -40,6 +40,9 @@ def _patches(xp: np.ndarray, kshape, dilation, subsample) -> np.ndarray:
     """View ``(N, C, *out, *kernel)`` of the windows that meet each output position."""
     k = len(kshape)
     extents = [d * (n - 1) + 1 for n, d in zip(kshape, dilation)]
+    if any(e > n for e, n in zip(extents, xp.shape[2:])):  # no window fits: no output position
+        out = [max(0, (n - e) // s + 1) for n, e, s in zip(xp.shape[2:], extents, subsample)]
+        return np.zeros((*xp.shape[:2], *out, *kshape), dtype=xp.dtype)
     windows = sliding_window_view(xp, extents, axis=tuple(range(2, 2 + k)))
     steps = tuple(slice(None, None, s) for s in subsample)
     taps = tuple(slice(None, None, d) for d in dilation)
@@ -55,15 +58,18 @@ def _columns(x, kshape, pads, dilation, subsample, groups):
     order = (1, 0, *range(3, 3 + k), 2, *range(3 + k, 3 + 2 * k))
     # a copy in every case: a reshape of the window view can stay a view with overlapping
     # strides, which BLAS cannot take (NumPy then falls back to a slow loop)
-    cols = np.ascontiguousarray(patches.transpose(order).reshape(groups, n * math.prod(out), -1))
+    width = c // groups * math.prod(kshape)
+    cols = np.ascontiguousarray(patches.transpose(order).reshape(groups, n * math.prod(out), width))
     return cols, out
 
 
 def _topgrad_matrix(gy: np.ndarray, groups: int) -> np.ndarray:
     """``(groups, F/groups, N * prod(out))`` view of the output cotangent."""
     n, f = gy.shape[:2]
-    grouped = gy.reshape(n, groups, f // groups, -1)
-    return np.ascontiguousarray(grouped.transpose(1, 2, 0, 3).reshape(groups, f // groups, -1))
+    positions = math.prod(gy.shape[2:])
+    grouped = gy.reshape(n, groups, f // groups, positions)
+    flat = grouped.transpose(1, 2, 0, 3).reshape(groups, f // groups, n * positions)
+    return np.ascontiguousarray(flat)
 
 
 def _group_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -78,7 +84,7 @@ def corr(x, w, pads, subsample, dilation, groups) -> np.ndarray:
     """``out[n, f, o] = sum_{c, t} x_pad[n, c, o * s + t * d] w[f, c, t]`` (within a group)."""
     f, k = w.shape[0], w.ndim - 2
     cols, out = _columns(x, w.shape[2:], pads, dilation, subsample, groups)
-    weights = w.reshape(groups, f // groups, -1).transpose(0, 2, 1)
+    weights = w.reshape(groups, f // groups, math.prod(w.shape[1:])).transpose(0, 2, 1)
     result = _group_matmul(cols, weights)  # (groups, N * prod(out), F/groups)
     result = result.reshape(groups, x.shape[0], *out, f // groups)
     order = (1, 0, 1 + k + 1, *range(2, 2 + k))
@@ -95,7 +101,7 @@ def corr_grad_weights(x, gy, kshape, pads, subsample, dilation, groups) -> np.nd
 def corr_grad_inputs(w, gy, ishape, pads, subsample, dilation, groups) -> np.ndarray:
     """The gradient of :func:`corr` with respect to its input (col2im of ``w^T gy``)."""
     f = w.shape[0]
-    weights = w.reshape(groups, f // groups, -1)
+    weights = w.reshape(groups, f // groups, math.prod(w.shape[1:]))
     dcols = _group_matmul(_topgrad_matrix(gy, groups).transpose(0, 2, 1), weights)
     return _col2im(dcols, gy.shape, w.shape[1], w.shape[2:], ishape, pads, subsample, dilation)
 
@@ -129,19 +135,24 @@ def _col2im(dcols, gshape, cg, kshape, ishape, pads, subsample, dilation) -> np.
 def _unshared_weights(w: np.ndarray, groups: int, k: int) -> np.ndarray:
     """``(groups, F/groups, prod(out), C/groups * prod(kernel))`` view of unshared kernels."""
     out = w.shape[1 : 1 + k]
-    return w.reshape(groups, w.shape[0] // groups, math.prod(out), -1)
+    return w.reshape(groups, w.shape[0] // groups, math.prod(out), math.prod(w.shape[1 + k :]))
 
 
 def _topgrad_positions(gy: np.ndarray, groups: int) -> np.ndarray:
     """``(N, groups, F/groups, prod(out))`` view of the output cotangent."""
-    return gy.reshape(gy.shape[0], groups, gy.shape[1] // groups, -1)
+    return gy.reshape(gy.shape[0], groups, gy.shape[1] // groups, math.prod(gy.shape[2:]))
 
 
 def corr_unshared(x, w, pads, subsample, dilation, groups) -> np.ndarray:
     """:func:`corr` with a separate kernel ``w[f, o]`` for each output position ``o``."""
     k = (w.ndim - 2) // 2
     cols, out = _columns(x, w.shape[-k:], pads, dilation, subsample, groups)
-    cols = cols.reshape(groups, x.shape[0], math.prod(out), -1)
+    if tuple(out) != tuple(w.shape[1 : 1 + k]):
+        raise ValueError(
+            f"unshared convolution: the kernels of shape {w.shape} are for {w.shape[1 : 1 + k]} "
+            f"output positions, the input of shape {x.shape} gives {tuple(out)}"
+        )
+    cols = cols.reshape(groups, x.shape[0], math.prod(out), cols.shape[-1])
     result = np.einsum("gnpq,gfpq->ngfp", cols, _unshared_weights(w, groups, k), optimize=True)
     return result.reshape(x.shape[0], w.shape[0], *out)
 
@@ -149,7 +160,7 @@ def corr_unshared(x, w, pads, subsample, dilation, groups) -> np.ndarray:
 def corr_unshared_grad_weights(x, gy, kshape, pads, subsample, dilation, groups) -> np.ndarray:
     """The gradient of :func:`corr_unshared` with respect to its kernels."""
     cols, out = _columns(x, kshape, pads, dilation, subsample, groups)
-    cols = cols.reshape(groups, x.shape[0], math.prod(out), -1)
+    cols = cols.reshape(groups, x.shape[0], math.prod(out), cols.shape[-1])
     dw = np.einsum("ngfp,gnpq->gfpq", _topgrad_positions(gy, groups), cols, optimize=True)
     return dw.reshape(gy.shape[1], *out, x.shape[1] // groups, *kshape)
 
@@ -159,6 +170,6 @@ def corr_unshared_grad_inputs(w, gy, ishape, pads, subsample, dilation, groups) 
     k = (w.ndim - 2) // 2
     weights = _unshared_weights(w, groups, k)
     dcols = np.einsum("ngfp,gfpq->gnpq", _topgrad_positions(gy, groups), weights, optimize=True)
-    dcols = dcols.reshape(groups, -1, dcols.shape[-1])
+    dcols = dcols.reshape(groups, gy.shape[0] * math.prod(gy.shape[2:]), dcols.shape[-1])
     cg = w.shape[1 + k]
     return _col2im(dcols, gy.shape, cg, w.shape[-k:], ishape, pads, subsample, dilation)

@@ -17,6 +17,7 @@ import scipy.linalg
 from arignote.graph.basic import Apply, Variable
 from arignote.graph.grad_types import grad_not_implemented, grad_undefined, is_disconnected
 from arignote.graph.op import Op
+from arignote.tensor.join import concatenate
 from arignote.tensor.linalg.basic import (
     SquareMatrixFunction,
     as_matrices,
@@ -40,8 +41,10 @@ from arignote.tensor.linalg.basic import (
 )
 from arignote.tensor.linalg.inverse import MatrixInverse
 from arignote.tensor.linalg.solve import SolveTriangular
-from arignote.tensor.math import minimum, real
+from arignote.tensor.math import eq, le, minimum, real
 from arignote.tensor.products import Einsum, matmul
+from arignote.tensor.raise_op import CheckAndRaise
+from arignote.tensor.shape import shape_i
 from arignote.tensor.type import tensor_type
 
 _inv = MatrixInverse()
@@ -387,6 +390,10 @@ class SVD(Op):
         if refused:
             return refused
         u, s, vh = outputs
+        if self.full_matrices and None in x.type.shape[-2:]:
+            # square only at run time: checked before any product uses U or Vh (which would
+            # otherwise fail on shapes that do not align, naming no cause)
+            u, vh = (_FULL_SVD_SQUARE(v, eq(shape_i(x, -2), shape_i(x, -1))) for v in (u, vh))
         return [_townsend_grad(u, s, vh, g_u, g_s, g_vh)]
 
     def R_op(self, inputs, eval_points):
@@ -410,6 +417,18 @@ class SVD(Op):
             return [undefined, d_s, undefined]
         d_u, d_vh = _singular_vector_tangents(x, ev, u, s, vh, projected)
         return [d_u, d_s, d_vh]
+
+
+_FULL_SVD_SQUARE = CheckAndRaise(
+    ValueError,
+    "svd(full_matrices=True): the gradient through U or Vh of a non-square matrix is undefined "
+    "(its extra singular vectors are not unique); use full_matrices=False",
+)
+_COMPLETE_QR_WIDE = CheckAndRaise(
+    ValueError,
+    "qr(mode='complete'): the gradient of a matrix with more rows than columns is undefined "
+    "(the extra columns of Q are not unique); use mode='reduced'",
+)
 
 
 def _statically_non_square(x: Variable) -> bool:
@@ -560,7 +579,12 @@ class QR(Op):
             g_r = None if is_disconnected(g_r) else g_r
             if g_q is None and g_r is None:
                 return [x.zeros_like()]
-        return [_qr_grad(q, r, g_q, g_r)]
+        m, n = x.type.shape[-2:]
+        if m is not None and n is not None and m >= n:
+            return [_qr_grad(q, r, g_q, g_r)]  # tall: R is square
+        if self.mode == "complete" and (m is None or n is None):
+            q = _COMPLETE_QR_WIDE(q, le(shape_i(x, -2), shape_i(x, -1)))
+        return [_qr_grad_any_shape(x, q, r, g_q, g_r)]
 
     def _no_grad_reason(self, x: Variable) -> str:
         m, n = x.type.shape[-2:]
@@ -568,22 +592,28 @@ class QR(Op):
             return _REAL_ONLY
         if self.mode == "raw":
             return "The Householder form of mode='raw' is not differentiated."
-        if self.mode == "complete" and _statically_non_square(x):
+        if self.mode == "complete" and m is not None and n is not None and m > n:
             return (
-                "With mode='complete' the extra columns of Q of a non-square matrix are not "
-                "unique; use mode='reduced'."
-            )
-        if m is not None and n is not None and m < n:
-            return (
-                "The QR gradient is implemented for matrices with at least as many rows as columns."
+                "With mode='complete' the extra columns of Q of a matrix with more rows than "
+                "columns are not unique; use mode='reduced'."
             )
         return ""
+
+    def _no_tangent_reason(self, x: Variable) -> str:
+        m, n = x.type.shape[-2:]
+        if self.mode == "complete" and _statically_non_square(x):
+            return "With mode='complete' the tangent is computed for square matrices only."
+        if m is not None and n is not None and m < n:
+            return (
+                "The QR tangent is implemented for matrices with at least as many rows as columns."
+            )
+        return self._no_grad_reason(x)
 
     def R_op(self, inputs, eval_points):
         (x,), (ev,) = inputs, eval_points
         if ev is None:
             return [None] * len(self.make_node(x).outputs)
-        reason = self._no_grad_reason(x)
+        reason = self._no_tangent_reason(x)
         if reason:
             return [grad_not_implemented(self, 0, x, reason)] * len(self.make_node(x).outputs)
         q, r = QR("complete" if self.mode == "complete" else "reduced")(x)
@@ -611,12 +641,39 @@ def _qr_grad(q, r, g_q, g_r) -> Variable:
     return mT(SolveTriangular(lower=False)(r, mT(left)))
 
 
+def _columns(x: Variable, start: Any, stop: Any = None) -> Variable:
+    return x[(slice(None),) * (x.type.ndim - 1) + (slice(start, stop),)]
+
+
+def _qr_grad_any_shape(x, q, r, g_q, g_r) -> Variable:
+    """The QR gradient for any shape, known or not when the graph is built.
+
+    With k = min(M, N), A = [X | Y] and R = [U | V] split after k columns: X = Q U is the QR
+    factorisation of a matrix with a square R (U), and Y = Q V. So gY = Q gV, and gX is the
+    square-R gradient with gQ + Y gV^T in place of gQ (Liao et al. 2019, for M < N). For
+    M >= N, Y and V have no columns and this is the tall formula itself.
+    """
+    k = shape_i(q, -1)
+    g_u = None if g_r is None else _columns(g_r, None, k)
+    g_v = None if g_r is None else _columns(g_r, k)
+    y = _columns(x, k)
+    if g_v is None:
+        g_y = y.zeros_like()
+    else:
+        g_y = matmul(q, g_v)
+        through_y = matmul(y, mT(g_v))
+        g_q = through_y if g_q is None else g_q + through_y
+    g_x = _qr_grad(q, _columns(r, None, k), g_q, g_u)
+    return concatenate([g_x, g_y], axis=x.type.ndim - 1)
+
+
 def qr(a: Any, mode: str = "reduced") -> Any:
     """QR decomposition of each matrix of ``a``, like ``numpy.linalg.qr``.
 
     ``mode`` is ``"reduced"`` (default), ``"complete"``, ``"r"`` (``R`` only) or ``"raw"``.
-    Gradients are available for ``"reduced"`` and ``"r"`` when the matrices have at least as
-    many rows as columns (and for ``"complete"`` on square matrices).
+    Gradients are available for ``"reduced"`` and ``"r"`` (any shape) and for ``"complete"``
+    when the matrices have at most as many rows as columns (else its extra columns of ``Q``
+    are not unique).
     """
     x = as_matrices(a, "qr")
     outputs = QR(mode)(x, return_list=True)

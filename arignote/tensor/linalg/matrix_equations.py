@@ -16,6 +16,7 @@ from arignote.tensor.alloc import eye
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.linalg.misc import kron
 from arignote.tensor.linalg.solve import solve
+from arignote.tensor.raise_op import CheckAndRaise
 from arignote.tensor.reshape import flatten, reshape
 from arignote.tensor.shape import shape_i
 
@@ -25,6 +26,18 @@ def _matrix(x: Any, name: str) -> Variable:
     if x.type.ndim != 2:
         raise TypeError(f"{name} must be a matrix, got {x.type}")
     return x
+
+
+def _square(x: Variable, name: str) -> Variable:
+    """``x``, checked to be square: statically where its shape is known, else when it runs
+    (SciPy checks only non-empty matrices; an empty non-square one is refused here too)."""
+    rows, cols = x.type.shape
+    if rows is not None and cols is not None:
+        if rows != cols:
+            raise ValueError(f"{name} must be a square matrix, got shape {x.type.shape}")
+        return x
+    check = CheckAndRaise(ValueError, f"{name} must be a square matrix")
+    return check(x, tm.eq(shape_i(x, 0), shape_i(x, 1)))
 
 
 def _vec(x: Variable) -> Variable:
@@ -43,6 +56,7 @@ def solve_sylvester(A: Any, B: Any, Q: Any) -> Variable:
     ``-B`` have no eigenvalue in common.
     """
     A, B, Q = _matrix(A, "A"), _matrix(B, "B"), _matrix(Q, "Q")
+    A, B = _square(A, "solve_sylvester: A"), _square(B, "solve_sylvester: B")
     n, m = shape_i(A, 0), shape_i(B, 0)
     system = kron(eye(m, dtype=A.type.dtype), A) + kron(B.T, eye(n, dtype=B.type.dtype))
     return _unvec(solve(system, _vec(Q)), n, m)
@@ -64,6 +78,7 @@ def solve_discrete_lyapunov(A: Any, Q: Any, method: str = "direct") -> Variable:
     if method not in ("direct", "bilinear"):
         raise ValueError(f"solve_discrete_lyapunov: unknown method {method!r}")
     A, Q = _matrix(A, "A"), _matrix(Q, "Q")
+    A = _square(A, "solve_discrete_lyapunov: A")
     n = shape_i(A, 0)
     size = n * n
     system = eye(size, dtype=A.type.dtype) - kron(tm.conj(A), A)

@@ -63,10 +63,13 @@ def images2neibs(
     ten4 = as_tensor_variable(ten4)
     neib_shape = _pair(neib_shape, "neib_shape")
     step = neib_shape if neib_step is None else _pair(neib_step, "neib_step")
-    images = reshape(ten4, (-1, 1, shape_i(ten4, 2), shape_i(ten4, 3)), ndim=4)
+    # explicit lengths, no -1: a -1 is ambiguous when another length is 0
+    count = shape_i(ten4, 0) * shape_i(ten4, 1)
+    images = reshape(ten4, (count, 1, shape_i(ten4, 2), shape_i(ten4, 3)), ndim=4)
     op = AbstractConv(2, _border(mode), step, filter_flip=False)
     patches = op(images, _one_hot_kernels(neib_shape, ten4.type.dtype))  # (B, K, r, c)
-    return reshape(patches.dimshuffle(0, 2, 3, 1), (-1, math.prod(neib_shape)), ndim=2)
+    rows = count * shape_i(patches, 2) * shape_i(patches, 3)
+    return reshape(patches.dimshuffle(0, 2, 3, 1), (rows, math.prod(neib_shape)), ndim=2)
 
 
 def neibs2images(neibs: Any, neib_shape: Any, original_shape: Any, mode: str = "valid") -> Variable:
@@ -79,7 +82,10 @@ def neibs2images(neibs: Any, neib_shape: Any, original_shape: Any, mode: str = "
     rows, cols = shape[2], shape[3]
     border = _border(mode)
     per_row = conv_output_length(cols, neib_shape[1], border, 1, neib_shape[1], 1)
-    images = reshape(neibs, (shape[0] * shape[1], -1, per_row, math.prod(neib_shape)), ndim=4)
+    per_column = conv_output_length(rows, neib_shape[0], border, 1, neib_shape[0], 1)
+    images = reshape(
+        neibs, (shape[0] * shape[1], per_column, per_row, math.prod(neib_shape)), ndim=4
+    )
     op = AbstractConv_gradInputs(2, border, neib_shape, filter_flip=False)
     kernels = _one_hot_kernels(neib_shape, neibs.type.dtype)
     result = op(kernels, images.dimshuffle(0, 3, 1, 2), rows, cols)

@@ -48,6 +48,7 @@ from arignote.tensor.math import (
     tanh,
     true_div,
 )
+from arignote.tensor.pad import pad
 from arignote.tensor.reduction import Prod, Sum
 from arignote.tensor.reduction import max as reduce_max
 from arignote.tensor.rewriting.basic import broadcast_like, scalar_constant
@@ -320,12 +321,23 @@ def local_sqrt_sum_of_squares_reduced(fgraph, node):
     if not isinstance(v, Variable) or v.type.dtype != out.type.dtype:
         return None
     axes = inner.op.axis
-    largest = reduce_max(abs(v), axis=axes)
-    kept = reduce_max(abs(v), axis=axes, keepdims=True)
+    magnitudes = _with_a_zero(abs(v), axes)  # max of no elements: 0, the norm of nothing
+    largest = reduce_max(magnitudes, axis=axes)
+    kept = reduce_max(magnitudes, axis=axes, keepdims=True)
     scaled = Sum(axes)(sqr(true_div(v, switch(gt(kept, 0), kept, 1))))
     norm = mul(switch(gt(largest, 0), largest, 1), pow(scaled, 0.5))
     norm = switch(isinf(largest), largest, norm)
     return _finish(node, norm if restore is None else restore(norm))
+
+
+def _with_a_zero(magnitudes: Variable, axes) -> Variable:
+    """``magnitudes`` (>= 0) with one zero appended along each of ``axes``: their maximum over
+    those axes is unchanged, and 0 where the axes are empty (NumPy's ``max(..., initial=0)``)."""
+    ndim = magnitudes.type.ndim
+    reduced = range(ndim) if axes is None else [a % ndim for a in axes]
+    if not reduced:  # nothing reduced (a 0-d v): no empty axis to guard
+        return magnitudes
+    return pad(magnitudes, [(0, 1) if d in reduced else (0, 0) for d in range(ndim)])
 
 
 def _only_adds_dims(op: DimShuffle) -> bool:

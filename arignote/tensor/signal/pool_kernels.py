@@ -60,6 +60,8 @@ def window_counts(shape, ws, stride, pad, ignore_border, include_pad):
     """How many positions of each window fall inside the padded (or the original) array."""
     nd = len(ws)
     out = _lengths(shape, ws, stride, pad, ignore_border)
+    if min(out) <= 0:  # no window at all (a zero-length axis): nothing to count
+        return np.zeros([max(o, 0) for o in out])
     inside = np.ones(shape, dtype=np.float64)
     if include_pad:
         inside = np.pad(inside, [(p, p) for p in pad], constant_values=1.0)
@@ -112,8 +114,10 @@ def max_pool_grad(x, maxout, gz, ws, stride, pad, ignore_border):
     out = maxout.shape[-len(ws) :]
     xe = _extended(x, ws, stride, pad, out, max_fill(x.dtype))
     gxe = np.zeros(xe.shape, dtype=gz.dtype)
+    add = np.logical_or if gz.dtype == bool else np.add  # booleans do not add in place
     for where in _taps(ws, stride, out):
-        gxe[(Ellipsis, *where)] += np.where(xe[(Ellipsis, *where)] == maxout, gz, 0)
+        view = gxe[(Ellipsis, *where)]
+        add(view, np.where(xe[(Ellipsis, *where)] == maxout, gz, 0), out=view)
     return _cropped(gxe, x.shape, pad)
 
 

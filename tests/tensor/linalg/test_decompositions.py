@@ -133,10 +133,15 @@ def test_qr_modes_match_numpy(rng, mode):
         np.testing.assert_allclose(result, reference, rtol=1e-10, atol=1e-12)
 
 
-def test_qr_gradient_of_wide_matrices_is_explicitly_not_implemented():
-    x = pt.tensor(shape=(3, 5))
-    _, r = la.qr(x)
-    with pytest.raises(NullTypeGradError, match="at least as many rows"):
-        grad(r.sum(), x)
+def test_qr_gradient_of_wide_matrices_matches_finite_differences():
+    # A = [X | Y] with X = Q U square-R and Y = Q V (formerly refused as not implemented)
+    rng = np.random.default_rng(7)
+    value = rng.normal(size=(3, 5))
+    verify_grad(lambda a: la.qr(a)[0], [value], rng=rng)
+    verify_grad(lambda a: la.qr(a)[1], [value], rng=rng)
+    verify_grad(lambda a: la.qr(a, mode="complete")[0], [value], rng=rng)
+    x = pt.tensor(shape=(5, 3))
+    with pytest.raises(NullTypeGradError, match="more rows than columns"):
+        grad(la.qr(x, mode="complete")[0].sum(), x)
     with pytest.raises(ValueError, match="mode"):
         la.qr(x, mode="economic")
