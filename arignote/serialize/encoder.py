@@ -53,6 +53,7 @@ class Encoder:
         self._functions = {id(f): name for name, f in FUNCTIONS.items()}
         self._classes = {cls: name for name, cls in known_classes().items()}
         self._defaults: list[SharedVariable] = []
+        self._types: dict[Type, int] = {}
 
     # -- numbering ------------------------------------------------------------------------
 
@@ -145,6 +146,15 @@ class Encoder:
         number = self._ids.get(id(obj))
         if number is not None:
             return number
+        if isinstance(obj, Type):  # equal types (every variable has one) are saved once
+            number = self._types.get(obj)
+            if number is not None:
+                return number
+            self._types[obj] = number = self._new_object(obj)
+            return number
+        return self._new_object(obj)
+
+    def _new_object(self, obj: Any) -> int:
         if dataclasses.is_dataclass(obj):
             state = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
         else:
@@ -275,7 +285,7 @@ class Encoder:
                 done.add(id(v))
                 update = self.variable(v.default_update)
                 record = {"kind": "default_update", "of": self._ids[id(v)], "update": update}
-                self.items.append(record)
+                self.items.append({**record, "id": len(self.items)})
 
 
 def _generator(enc: Encoder, g: np.random.Generator) -> dict:

@@ -41,3 +41,15 @@ def test_jax_argmax_with_an_empty_kept_axis():
     f = arignote.function([x], pt.argmax(x, axis=-1), mode="JAX")
     result = np.asarray(f(np.zeros((0, 5))))
     assert result.shape == (0,) and result.dtype == np.int64
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="DebugMode compares AllocEmpty's uninitialized output between its perform runs "
+    "(preallocated output cells): BadThunkOutput on any graph using pt.empty",
+)
+def test_debugmode_on_uninitialized_values():
+    x = pt.lscalar("x")
+    f = arignote.function([x], pt.empty((x, 3, 4), dtype="int32") * 0, mode="DebugMode")
+    for n in range(1, 4):
+        assert f(n).shape == (n, 3, 4)
