@@ -45,7 +45,7 @@ def _assert_agree(graph: Graph) -> None:
     assert not outcome.mismatches, outcome.describe()
 
 
-@settings(max_examples=16, derandomize=True, **COMMON)
+@settings(max_examples=12, derandomize=True, **COMMON)
 @given(graphs)
 def test_random_graphs_agree_on_every_path(graph):
     _assert_agree(graph)
@@ -58,7 +58,7 @@ def _jax_limit(difference) -> bool:
     )
 
 
-@settings(max_examples=8, derandomize=True, **COMMON)
+@settings(max_examples=6, derandomize=True, **COMMON)
 @given(programs())
 def test_harness_programs_agree_with_numpy_on_the_backends(program):
     outcome = check_program(program, modes=EXTRA, with_pytensor=False)
