@@ -59,6 +59,11 @@ from arignote.compile.ops import wrap_py
 from arignote.gradient import pullback, pushforward
 
 __all__ += ["pullback", "pushforward", "wrap_py"]
+# Saving without pickle (issue 14): a data-only, versioned format
+from arignote.serialize import load, register_op_class, save
+
+__all__ += ["load", "register_op_class", "save"]
+
 import importlib as _importlib
 
 

@@ -124,6 +124,8 @@ class TensorType(Type):
         if not (type(data) is np.ndarray and data.dtype == self.numpy_dtype) and not (
             _device_array(data) and data.dtype == self.numpy_dtype
         ):
+            if isinstance(data, np.ma.MaskedArray):
+                self._refuse_masked(data)
             if strict:
                 self._refuse_strict(data)
             data = self._convert(data, allow_downcast)
@@ -139,6 +141,14 @@ class TensorType(Type):
                     f"{data.shape}"
                 )
         return data
+
+    def _refuse_masked(self, data: np.ma.MaskedArray) -> None:
+        # Converting would silently drop the mask, and computing with the hidden values is
+        # rarely what was meant: the caller chooses (``data.filled(value)``, ``data.data``).
+        raise TypeError(
+            f"{self} does not take masked arrays (the mask would be dropped): pass "
+            "data.filled(fill_value) or data.data, or compute the mask's effect in the graph"
+        )
 
     def _refuse_strict(self, data: Any) -> None:
         if not isinstance(data, np.ndarray):

@@ -21,6 +21,7 @@ import numpy as np
 
 import arignote
 import arignote.tensor as pt
+from arignote.compile.debugmode import DebugMode
 from arignote.compile.mode import Mode
 from arignote.gradient import grad
 from tests.differential.deliberate import explain
@@ -39,6 +40,19 @@ MODES = {
     "default": None,
     "py_linker": Mode(linker="py", optimizer="fast_run"),
 }
+# Further execution paths that tests may name in ``modes`` (tests/reliability/test_fuzz_paths.py);
+# the backends are made on first use, so naming them here imports neither numba nor jax.
+EXTRA_PATHS = {
+    "vm": Mode(linker="vm", optimizer="fast_run"),
+    "NUMBA": "NUMBA",
+    "JAX": "JAX",
+    "DebugMode": DebugMode(check_isfinite=False),  # programs reach NaN on purpose
+}
+
+
+def mode_named(name: str):
+    """The mode (or mode name) of an execution path of ``MODES`` or ``EXTRA_PATHS``."""
+    return MODES[name] if name in MODES else EXTRA_PATHS[name]
 
 
 @dataclass
@@ -380,7 +394,7 @@ def check_program(program: Program, modes=tuple(MODES), with_pytensor: bool = Tr
 def _run_modes(outcome: Outcome, realized: Realized, outputs: list, modes) -> dict:
     results = {}
     for name in modes:
-        results[name], unchanged = _run_mode(realized, outputs, MODES[name])
+        results[name], unchanged = _run_mode(realized, outputs, mode_named(name))
         _record_modified(outcome, name, unchanged)
     return results
 
@@ -390,7 +404,7 @@ def _shape_follows_from_outputs(realized, outputs, expected, mode, results) -> b
     weights of the differentiated sum are shaped like NumPy's value)."""
     if not isinstance(results[mode], BaseException):
         return False
-    plain, _ = _run_mode(realized, outputs, MODES[mode])
+    plain, _ = _run_mode(realized, outputs, mode_named(mode))
     if isinstance(plain, BaseException):
         return False
     return any(np.shape(g) != np.shape(e) for g, e in zip(plain, expected))

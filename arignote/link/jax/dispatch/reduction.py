@@ -3,6 +3,7 @@ and of the normalizing ops over axes (``LogSumExp``, ``Softmax``, ``LogSoftmax``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -25,7 +26,9 @@ def jax_funcify_ArgReduce(op: _ArgReduce, node: Apply, **kwargs: Any) -> Callabl
     def arg_reduce(x):
         # the reduced axes, moved to the end and flattened into one (NumPy's order)
         kept_shape = tuple(x.shape[d] for d in kept)
-        grouped = jnp.transpose(x, kept + list(axes)).reshape((*kept_shape, -1))
+        # the reduced length is given, not -1: JAX cannot infer -1 when a kept axis is empty
+        reduced = math.prod(x.shape[d] for d in axes)
+        grouped = jnp.transpose(x, kept + list(axes)).reshape((*kept_shape, reduced))
         return find(grouped, axis=-1).astype("int64")
 
     return arg_reduce

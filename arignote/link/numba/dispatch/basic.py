@@ -71,6 +71,10 @@ def kernel_for(node: Apply) -> tuple[Callable, NotNative | None]:
 def numba_type(var: Any) -> Any:
     """The numba type of the values of ``var`` (arrays of any layout for tensors)."""
     vtype = var.type
+    if getattr(vtype, "dtype", None) == "float16":
+        # numba types float16 but has no data model for it: compiling fails deep inside numba
+        # ("NotImplementedError: float16"), so a graph holding float16 values runs on the VM.
+        raise NotNative(type(vtype).__name__, "numba has no data model for float16 values")
     if isinstance(vtype, TensorType):
         return numba.types.Array(numba.from_dtype(np.dtype(vtype.dtype)), vtype.ndim, "A")
     dtype = getattr(vtype, "dtype", None)

@@ -51,8 +51,19 @@ def _composite_body(comp: Composite, args: list[str]) -> list[str]:
 
 def _inner_name(var, names: dict) -> str:
     if isinstance(var, Constant):
-        return f"{cast(var.type.dtype)}({var.data!r})"
+        return f"{cast(var.type.dtype)}({_literal(var.data)})"
     return names[var]
+
+
+def _literal(data) -> str:
+    """Source for a scalar constant: NumPy 2 spells ``repr(np.float64(inf))`` as
+    ``np.float64(inf)``, and ``inf``/``nan`` are not names in the kernel's namespace."""
+    value = data.item() if hasattr(data, "item") else data
+    if isinstance(value, complex):
+        return f"complex({_literal(value.real)}, {_literal(value.imag)})"
+    if isinstance(value, float) and not _math.isfinite(value):
+        return "np.nan" if _math.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
+    return repr(value)
 
 
 def _loop_source(node: Apply, body: list[str]) -> str:

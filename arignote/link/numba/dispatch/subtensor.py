@@ -30,6 +30,24 @@ def index_expression(idx_list, first: int) -> str:
     return "(" + "".join(p + ", " for p in parts) + ")"
 
 
+def bounds_checks(idx_list, first: int) -> str:
+    """Lines raising IndexError for an integer index outside its axis of ``i0``, as NumPy does:
+    numba does not check bounds, and would read (or write) outside the array."""
+    position, axis, lines = first, 0, []
+    for entry in idx_list:
+        if isinstance(entry, SliceSpec):
+            position += sum(entry)
+            axis += 1
+        elif entry == INT:
+            lines.append(
+                f"    if not -i0.shape[{axis}] <= i{position}[()] < i0.shape[{axis}]:\n"
+                f"        raise IndexError('index out of bounds for axis {axis}')\n"
+            )
+            position += 1
+            axis += 1
+    return "".join(lines)
+
+
 def _arguments(node: Apply) -> str:
     return ", ".join(f"i{k}" for k in range(len(node.inputs)))
 
@@ -45,7 +63,8 @@ def _subtensor(op: Subtensor, node: Apply) -> Callable:
         )
     else:
         body = f"    return i0[{index}]\n"
-    return compile_source(f"def kernel({_arguments(node)}):\n{body}", "kernel", {})
+    checks = bounds_checks(op.idx_list, 1)
+    return compile_source(f"def kernel({_arguments(node)}):\n{checks}{body}", "kernel", {})
 
 
 @numba_funcify.register(IncSubtensor)
@@ -55,6 +74,7 @@ def _incsubtensor(op: IncSubtensor, node: Apply) -> Callable:
     value = "i1[()]" if node.inputs[1].type.ndim == 0 else "i1"
     source = (
         f"def kernel({_arguments(node)}):\n"
+        f"{bounds_checks(op.idx_list, 2)}"
         "    out = i0.copy()\n"
         f"    out[{index}] {update} {value}\n"
         "    return out\n"

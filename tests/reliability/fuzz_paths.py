@@ -1,0 +1,287 @@
+"""Random graphs over the whole op database, run on every execution path and compared.
+
+A :class:`Graph` is plain data (entry names and small integers), so Hypothesis shrinks it and a
+shrunk failure is pasted into ``test_fuzz_regressions.py`` as printed. Each :class:`Piece`
+applies one op_db entry (any of them: elementwise, reductions, indexing, shapes, dots, scan,
+ifelse, OpFromGraph, random draws from a constant generator with a fixed seed) to one of its
+samples; an argument may be fed by an earlier piece's output of the same shape and dtype, and
+each output goes through one of the ``FINISHES`` (identity, elementwise, a reduction, a
+reversed view, a transpose, a dot). The graph's value on the VM without rewrites (every op's
+``perform``) is the reference; every path must agree with it, raise where it raises, or be a
+backend that says it has no conversion for an op (JAX's ``UnsupportedOpError``, counted apart).
+"""
+
+from __future__ import annotations
+
+import warnings
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import arignote
+import arignote.tensor as pt
+from arignote.compile.debugmode import DebugMode
+from arignote.compile.mode import Mode
+from tests.op_db import REGISTRY
+from tests.op_db.core import cast_sample
+
+try:  # the JAX backend is optional: the path is skipped (with a reason) without jax
+    import jax  # noqa: F401
+
+    HAVE_JAX = True
+except ImportError:  # pragma: no cover - depends on the environment
+    HAVE_JAX = False
+
+INFOS = {info.name: info for info in REGISTRY}
+NAMES = tuple(sorted(INFOS))
+REFERENCE = "no_rewrites"
+PATHS = {
+    REFERENCE: Mode(linker="vm", optimizer=None),
+    "FAST_COMPILE": "FAST_COMPILE",
+    "FAST_RUN": "FAST_RUN",
+    "vm": Mode(linker="vm", optimizer="fast_run"),
+    "py_linker": Mode(linker="py", optimizer="fast_run"),
+    "NUMBA": "NUMBA",
+    "JAX": "JAX",
+    # the samples reach NaN on purpose (domains' edges): DebugMode checks all but finiteness
+    "DebugMode": DebugMode(check_isfinite=False),
+}
+if not HAVE_JAX:  # pragma: no cover
+    del PATHS["JAX"]
+
+#: What happens to each output of a piece: ``(name, applies(ndim, dtype kind), build)``.
+FINISHES = (
+    ("id", lambda nd, k: True, lambda o: o),
+    ("tanh", lambda nd, k: k == "f", lambda o: pt.tanh(o) * 2 + 1),
+    ("sum0", lambda nd, k: nd >= 1 and k in "fiu", lambda o: o.sum(axis=0)),
+    ("max", lambda nd, k: k in "fiu", lambda o: o.max()),
+    ("reverse", lambda nd, k: nd >= 1, lambda o: o[::-1]),
+    ("T", lambda nd, k: nd >= 2, lambda o: o.T),
+    ("gram", lambda nd, k: nd == 2 and k == "f", lambda o: pt.dot(o, o.T)),
+    ("where", lambda nd, k: k == "f", lambda o: pt.switch(o > 0, o, -o)),
+)
+FINISH_NAMES = tuple(name for name, *_ in FINISHES)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One op_db entry on one of its samples; ``feed`` picks an earlier output for an argument
+    of the same shape and dtype (negative: none), ``finish`` what each output goes through."""
+
+    entry: str
+    sample: int = 0
+    feed: int = -1
+    finish: str = "id"
+
+
+@dataclass(frozen=True)
+class Graph:
+    pieces: tuple[Piece, ...]
+
+
+@dataclass
+class Built:
+    inputs: list = field(default_factory=list)
+    values: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
+    rtol: float = 1e-7
+    atol: float = 1e-10
+
+
+@dataclass
+class Mismatch:
+    path: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.detail}"
+
+
+@dataclass
+class Outcome:
+    graph: Graph
+    skipped: str | None = None
+    mismatches: list[Mismatch] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)  # paths with no conversion of an op
+
+    def describe(self) -> str:
+        return "\n".join([repr(self.graph)] + [f"  {m}" for m in self.mismatches])
+
+
+# -- building -----------------------------------------------------------------------------------
+
+
+def _sample(piece: Piece):
+    info = INFOS[piece.entry]
+    samples = info.samples(np.random.default_rng(zlib.crc32(info.name.encode())))
+    return info, cast_sample(samples[piece.sample % len(samples)], info.dtypes[0])
+
+
+def _argument(built: Built, arg, position: int, sample, earlier: list, feed: int):
+    """The symbolic argument: an earlier output of the same shape and dtype, or a new input."""
+    if position in sample.static or not isinstance(arg, np.ndarray):
+        return arg
+    fits = [v for v, val in earlier if val.shape == arg.shape and val.dtype == arg.dtype]
+    if feed >= 0 and fits:
+        return fits[feed % len(fits)]
+    shape = tuple(1 if n == 1 else None for n in arg.shape)  # length 1 stays broadcastable
+    var = pt.tensor(dtype=arg.dtype, shape=shape, name=f"x{len(built.inputs)}")
+    built.inputs.append(var)
+    built.values.append(arg)
+    return var
+
+
+def _finish(name: str, out):
+    _, applies, build = FINISHES[FINISH_NAMES.index(name)]
+    if not hasattr(out.type, "ndim") or not applies(out.type.ndim, np.dtype(out.type.dtype).kind):
+        return out
+    return build(out)
+
+
+def build(graph: Graph) -> Built:
+    """Inputs, their values and outputs of ``graph``; ``earlier`` outputs get their reference
+    values as the graph grows, so that feeding can match them by shape and dtype."""
+    built, earlier = Built(), []
+    for piece in graph.pieces:
+        info, sample = _sample(piece)
+        args = [
+            _argument(built, a, p, sample, earlier, piece.feed) for p, a in enumerate(sample.args)
+        ]
+        result = info.build(*args, **sample.kwargs)
+        results = result if isinstance(result, list | tuple) else [result]
+        outs = [_finish(piece.finish, o) for o in results]
+        built.outputs += outs
+        values = _evaluate(built, outs, PATHS[REFERENCE])
+        earlier += [(o, np.asarray(v)) for o, v in zip(outs, values) if hasattr(o.type, "ndim")]
+        _widen_tolerance(built, info, sample)
+    return built
+
+
+def _widen_tolerance(built: Built, info, sample) -> None:
+    single = any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in sample.args)
+    built.rtol = max(built.rtol, info.rtol or (1e-4 if single else 0))
+    built.atol = max(built.atol, info.atol or (1e-5 if single else 0))
+
+
+def _evaluate(built: Built, outputs: list, mode) -> list:
+    fn = arignote.function(built.inputs, outputs, mode=mode, on_unused_input="ignore")
+    return [np.asarray(v) for v in fn(*[v.copy() for v in built.values])]
+
+
+# -- running and comparing ----------------------------------------------------------------------
+
+
+def _run(built: Built, path: str):
+    """The results on ``path`` (or the exception), after checking no input was changed."""
+    given = [v.copy() for v in built.values]
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn = arignote.function(
+                built.inputs, built.outputs, mode=PATHS[path], on_unused_input="ignore"
+            )
+            result = [np.array(v) for v in fn(*given)]
+    except Exception as err:
+        return err
+    for position, (before, after) in enumerate(zip(built.values, given)):
+        if not np.array_equal(before, after, equal_nan=before.dtype.kind in "fc"):
+            return AssertionError(f"input {position} was modified")
+    return result
+
+
+def _unsupported(err: BaseException) -> bool:
+    """A backend saying it has no conversion for an op, or (JAX) that it needs a shape when it
+    compiles that only the input values give: documented limits, not wrong results."""
+    return type(err).__name__ in ("UnsupportedOpError", "DynamicShapeError")
+
+
+#: Paths whose random draws come from their own generator (``jax.random``): only the shapes
+#: and dtypes of a graph with draws are compared there.
+OWN_GENERATOR = {"JAX"}
+#: Entries whose values are uninitialized memory (``np.empty``): only shapes and dtypes are
+#: compared, and DebugMode is left out (it compares AllocEmpty's values between its runs: see
+#: ``test_fuzz_regressions.test_debugmode_on_uninitialized_values``).
+UNINITIALIZED = {"empty", "empty_like"}
+
+
+def _difference(got, expected, built: Built, values: bool = True) -> str | None:
+    if got.shape != expected.shape:
+        return f"shape {got.shape} != {expected.shape}"
+    if got.dtype != expected.dtype:
+        return f"dtype {got.dtype} != {expected.dtype}"
+    if not values:
+        return None
+    if expected.dtype.kind in "fc":
+        single = np.result_type(got, expected) in (np.float32, np.complex64)
+        rtol, atol = (
+            (max(built.rtol, 1e-4), max(built.atol, 1e-5)) if single else (built.rtol, built.atol)
+        )
+        close = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        close = got == expected
+    if np.all(close):
+        return None
+    where = tuple(int(i) for i in np.argwhere(~np.asarray(close))[0]) if got.ndim else ()
+    return f"at {where}: {got[where]!r} != {expected[where]!r}"
+
+
+def _compare(path: str, got, expected, built: Built, values: bool = True) -> list[Mismatch]:
+    if isinstance(expected, BaseException):
+        if isinstance(got, BaseException):
+            return []
+        return [Mismatch(path, f"returns values where {REFERENCE} raises {expected!r}")]
+    if isinstance(got, BaseException):
+        return [Mismatch(path, f"raises {type(got).__name__}: {str(got).splitlines()[:1]}")]
+    found = []
+    for position, (g, e) in enumerate(zip(got, expected)):
+        detail = _difference(g, e, built, values)
+        if detail is not None:
+            found.append(Mismatch(path, f"output {position}: {detail}"))
+    return found
+
+
+def _draws(graph: Graph) -> bool:
+    return any(p.entry.startswith("random.") for p in graph.pieces)
+
+
+def _uninitialized(graph: Graph) -> bool:
+    return any(p.entry in UNINITIALIZED for p in graph.pieces)
+
+
+def check_graph(graph: Graph, paths=tuple(PATHS)) -> Outcome:
+    """Every path of ``paths`` against the VM without rewrites, on ``graph``."""
+    outcome = Outcome(graph)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            built = build(graph)
+    except Exception as err:  # the pieces do not make a graph (or the reference raises)
+        outcome.skipped = f"{type(err).__name__}: {err}"
+        return outcome
+    expected = _run(built, REFERENCE)
+    garbage = _uninitialized(graph)
+    for path in paths:
+        if path == REFERENCE or (garbage and path == "DebugMode"):
+            continue
+        got = _run(built, path)
+        if isinstance(got, BaseException) and _unsupported(got):
+            outcome.unsupported.append(path)
+            continue
+        values = not (garbage or (path in OWN_GENERATOR and _draws(graph)))
+        outcome.mismatches += _compare(path, got, expected, built, values)
+    return outcome
+
+
+def random_graph(rng: np.random.Generator, max_pieces: int = 3) -> Graph:
+    """A graph drawn with NumPy, from the distribution of the Hypothesis strategy."""
+    pieces = tuple(
+        Piece(
+            entry=str(rng.choice(NAMES)),
+            sample=int(rng.integers(0, 4)),
+            feed=int(rng.integers(-1, 3)),
+            finish=str(rng.choice(FINISH_NAMES)),
+        )
+        for _ in range(int(rng.integers(1, max_pieces + 1)))
+    )
+    return Graph(pieces)

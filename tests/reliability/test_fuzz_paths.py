@@ -1,0 +1,79 @@
+"""Differential fuzzing of every execution path (issue 14, point 2).
+
+Hypothesis draws random graphs over the whole op database (``fuzz_paths.Graph``: elementwise,
+reductions, indexing, shapes, dots, scan, ifelse, OpFromGraph, random draws from fixed
+generators) and runs each with no rewrites (the reference: every op's ``perform``),
+FAST_COMPILE, FAST_RUN, the VM and the Python linker with ``fast_run``, ``mode="NUMBA"``,
+``mode="JAX"`` (left out when jax is absent) and DebugMode; the differential harness's
+programs (``tests/differential``, compared with NumPy) go through the same extra paths. The
+default run checks a few dozen graphs; the slow run checks 10,000. A failure prints the
+shrunk graph: it goes into ``test_fuzz_regressions.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.differential.compare import check_program, describe
+from tests.differential.generate import programs
+from tests.reliability.fuzz_paths import FINISH_NAMES, HAVE_JAX, NAMES, Graph, Piece, check_graph
+
+pytest.importorskip("numba")
+
+COMMON = {
+    "deadline": None,
+    "database": None,
+    "suppress_health_check": list(HealthCheck),
+}
+#: The harness's programs also run on these paths (their own modes run in tests/differential).
+EXTRA = ("no_rewrites", "NUMBA", "DebugMode") + (("JAX",) if HAVE_JAX else ())
+
+pieces = st.builds(
+    Piece,
+    entry=st.sampled_from(NAMES),
+    sample=st.integers(0, 3),
+    feed=st.integers(-1, 2),
+    finish=st.sampled_from(FINISH_NAMES),
+)
+graphs = st.builds(Graph, st.lists(pieces, min_size=1, max_size=3).map(tuple))
+
+
+def _assert_agree(graph: Graph) -> None:
+    outcome = check_graph(graph)
+    assert not outcome.mismatches, outcome.describe()
+
+
+@settings(max_examples=12, derandomize=True, **COMMON)
+@given(graphs)
+def test_random_graphs_agree_on_every_path(graph):
+    _assert_agree(graph)
+
+
+def _jax_limit(difference) -> bool:
+    """JAX saying it has no conversion of an op, or needs a shape at compile time."""
+    return difference.mode == "JAX" and difference.error.startswith(
+        ("UnsupportedOpError", "DynamicShapeError")
+    )
+
+
+@settings(max_examples=6, derandomize=True, **COMMON)
+@given(programs())
+def test_harness_programs_agree_with_numpy_on_the_backends(program):
+    outcome = check_program(program, modes=EXTRA, with_pytensor=False)
+    unexplained = [d for d in outcome.unexplained if not _jax_limit(d)]
+    assert not unexplained, describe(outcome)
+
+
+def test_jax_is_fuzzed_or_says_why():
+    if not HAVE_JAX:
+        pytest.skip("jax is not installed: the JAX path is left out of the fuzzing")
+    assert "JAX" in EXTRA
+
+
+@pytest.mark.slow
+@settings(max_examples=10_000, derandomize=False, **COMMON)
+@given(graphs)
+def test_ten_thousand_random_graphs(graph):
+    _assert_agree(graph)

@@ -1,0 +1,84 @@
+"""Shrunk failures of the path fuzzing (``test_fuzz_paths.py``), kept as regression tests.
+
+Each graph is printed by the fuzzing as it appears here; ``check_graph`` compares every path
+with the VM without rewrites.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import arignote
+import arignote.tensor as pt
+from tests.reliability.fuzz_paths import HAVE_JAX, Graph, Piece, check_graph
+
+pytest.importorskip("numba")
+
+
+def test_numba_constants_that_are_infinite():
+    # The kernel's source spelled the constant +inf as ``np.float64(inf)`` (NumPy 2's repr),
+    # and ``inf`` is not a name there: a TypingError on every call.
+    graph = Graph((Piece(entry="nan_to_num", sample=0, feed=0, finish="id"),))
+    outcome = check_graph(graph, paths=("no_rewrites", "NUMBA"))
+    assert not outcome.mismatches, outcome.describe()
+
+
+def test_numba_float16_values_run_on_the_vm():
+    # numba types float16 but cannot compile it ("NotImplementedError: float16").
+    x = pt.tensor("float16", shape=(None,))
+    f = arignote.function([x], pt.logsumexp(x), mode="NUMBA")
+    value = np.array([0.5, 1.0, 2.0], dtype="float16")
+    expected = np.log(np.exp(value.astype("float64")).sum())
+    assert f(value).dtype == np.float16
+    np.testing.assert_allclose(f(value), expected, rtol=1e-3)
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="jax is not installed")
+def test_jax_argmax_with_an_empty_kept_axis():
+    # reshape((0, -1)) cannot infer -1 in JAX: ZeroDivisionError ("integer modulo by zero").
+    x = pt.dmatrix("x")
+    f = arignote.function([x], pt.argmax(x, axis=-1), mode="JAX")
+    result = np.asarray(f(np.zeros((0, 5))))
+    assert result.shape == (0,) and result.dtype == np.int64
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="DebugMode compares AllocEmpty's uninitialized output between its perform runs "
+    "(preallocated output cells): BadThunkOutput on any graph using pt.empty",
+)
+def test_debugmode_on_uninitialized_values():
+    x = pt.lscalar("x")
+    f = arignote.function([x], pt.empty((x, 3, 4), dtype="int32") * 0, mode="DebugMode")
+    for n in range(1, 4):
+        assert f(n).shape == (n, 3, 4)
+
+
+def test_float32_results_are_compared_in_single_precision():
+    # a complex64 sample makes float32 results: the harness compared them at 1e-7
+    graph = Graph(
+        (
+            Piece(entry="angle", sample=1, feed=2, finish="tanh"),
+            Piece(entry="norm", sample=3, feed=1, finish="sum0"),
+        )
+    )
+    outcome = check_graph(graph, paths=("no_rewrites", "FAST_RUN") + (("JAX",) if HAVE_JAX else ()))
+    assert not outcome.mismatches, outcome.describe()
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="jax is not installed")
+@pytest.mark.xfail(
+    strict=True,
+    reason="JAX's hyp2f1 (jax.scipy.special) is wrong outside |z| < 1 convergence "
+    "(1.6e21 instead of 0.699 here): the JAX backend should fall back or transform z",
+)
+def test_jax_hyp2f1_outside_the_unit_disc():
+    graph = Graph(
+        (
+            Piece(entry="broadcast_arrays", sample=2, feed=2, finish="id"),
+            Piece(entry="hyp2f1", sample=1, feed=0, finish="id"),
+        )
+    )
+    outcome = check_graph(graph, paths=("no_rewrites", "JAX"))
+    assert not outcome.mismatches, outcome.describe()
