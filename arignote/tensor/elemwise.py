@@ -458,12 +458,22 @@ def _zero_at_minimum(term: Variable, inp: Variable) -> Variable:
 
 
 def _check_runtime_broadcast(node: Apply, inputs: list) -> None:
-    first = inputs[0].shape
-    if all(i.shape == first for i in inputs[1:]):
+    check_runtime_broadcast(node, [i.shape for i in inputs])
+
+
+def check_runtime_broadcast(node: Apply, shapes: list) -> None:
+    """Refuse inputs of ``shapes`` that broadcast only at run time (a length-1 dimension the
+    input's type does not declare broadcastable, against a longer or empty one).
+
+    Backends that know shapes when tracing (JAX) call it with those, so every backend refuses
+    the same calls.
+    """
+    first = tuple(shapes[0])
+    if all(tuple(shape) == first for shape in shapes[1:]):
         return
-    out_shape = np.broadcast_shapes(*[i.shape for i in inputs])
-    for position, (value, var) in enumerate(zip(inputs, node.inputs)):
-        for dim, (size, static) in enumerate(zip(value.shape, var.type.shape)):
+    out_shape = np.broadcast_shapes(*[tuple(shape) for shape in shapes])
+    for position, (shape, var) in enumerate(zip(shapes, node.inputs)):
+        for dim, (size, static) in enumerate(zip(shape, var.type.shape)):
             if size == 1 and out_shape[dim] != 1 and static != 1:
                 raise ValueError(
                     f"Runtime broadcasting is not allowed: input {position} of {node.op} has "

@@ -31,7 +31,7 @@ from tests.op_db.core import cast_sample
 from tests.test_op_db import _outputs, _symbolic
 
 #: Entries whose op holds a Python function (a user's code): saving them is refused.
-HOLD_FUNCTIONS = {"Print", "OpFromGraph[overrides]"}
+HOLD_FUNCTIONS = {"Print", "OpFromGraph[overrides]", "wrap_jax"}
 #: Entries whose values are uninitialized memory: only shapes and dtypes are compared.
 UNINITIALIZED = {"empty", "empty_like"}
 

@@ -10,12 +10,12 @@ import numpy as np
 import jax.numpy as jnp
 from arignote.graph.basic import Apply
 from arignote.link.jax.dispatch.basic import as_dtype, jax_funcify, output_dtypes
-from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise, check_runtime_broadcast
 
 
 @jax_funcify.register(Elemwise)
 def jax_funcify_Elemwise(op: Elemwise, node: Apply, **kwargs: Any) -> Callable:
-    scalar_fn = jax_funcify(op.scalar_op, node=node, **kwargs)
+    scalar_fn = _checked(jax_funcify(op.scalar_op, node=node, **kwargs), node)
     dtypes = output_dtypes(node)
     if len(dtypes) == 1:
         (dtype,) = dtypes
@@ -29,6 +29,19 @@ def jax_funcify_Elemwise(op: Elemwise, node: Apply, **kwargs: Any) -> Callable:
         return tuple(as_dtype(r, d) for r, d in zip(scalar_fn(*inputs), dtypes))
 
     return elemwise_multi
+
+
+def _checked(scalar_fn: Callable, node: Apply) -> Callable:
+    """``scalar_fn`` refusing run-time broadcasting as the VM does: JAX knows the shapes when
+    it traces, so the check costs nothing per call (it runs once per input signature)."""
+    if len(node.inputs) < 2:
+        return scalar_fn
+
+    def checked(*inputs):
+        check_runtime_broadcast(node, [jnp.shape(i) for i in inputs])
+        return scalar_fn(*inputs)
+
+    return checked
 
 
 @jax_funcify.register(DimShuffle)

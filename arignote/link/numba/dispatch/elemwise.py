@@ -8,6 +8,7 @@ length is 1, as in ``Elemwise.perform``; other lengths must agree at run time.
 
 from __future__ import annotations
 
+import math as _math
 from collections.abc import Callable
 
 from arignote.graph.basic import Apply, Constant

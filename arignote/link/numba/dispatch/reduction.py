@@ -90,7 +90,7 @@ class _Loads:
     def element(self) -> list[str]:
         """Lines setting ``a`` to the input element at ``j0, j1, ...``, in the acc dtype."""
         if self.producer is None:
-            index = "".join(f"j{d}, " for d in range(self.ndim))
+            index = "".join(f"j{d}, " for d in range(self.ndim)) or "()"  # 0-d: x[()]
             return [f"a = {cast(self.acc_dtype)}(x[{index}])"]
         inputs = self.producer.inputs
         lines = [f"a{k} = i{k}[{element_index(inp, self.ndim)}]" for k, inp in enumerate(inputs)]
