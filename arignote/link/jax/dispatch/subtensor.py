@@ -111,6 +111,8 @@ def _entries(index) -> tuple:
 def _integer_array(entry) -> bool:
     dtype = getattr(entry, "dtype", None)
     return dtype is not None and np.dtype(dtype).kind in "iu" and np.ndim(entry) > 0
+
+
 def _whole(x: Any, index: tuple) -> bool:
     """Whether ``x[index]`` is all of ``x`` in order (unit-step slices covering each axis)."""
     if len(index) > jnp.ndim(x):
