@@ -103,6 +103,15 @@ def _add_default_tiers(workload: Workload, inputs: list, outputs, args: tuple) -
 # -- W1: per-call overhead of a tiny elementwise function -----------------------------------------
 
 
+def _add_arignote_numba(workload: Workload, inputs: list, outputs, args: tuple) -> None:
+    """arignote's native mode (compiled at a first call outside the timing), when numba is there."""
+    if not _have("numba"):
+        return
+    f = arignote.function(inputs, outputs, mode="NUMBA", trust_input=True)
+    f(*args)
+    workload.calls["arignote NUMBA trust_input"] = lambda: f(*args)
+
+
 def _w1_arignote(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -> None:
     ttype = pt.TensorType("float64", (None,) * a_value.ndim)
     a, b = ttype("a"), ttype("b")
@@ -278,6 +287,7 @@ def workload_W3(n: int = 10**7) -> Workload:
     f = arignote.function([xs, ys, zs], _w3_expression(pt, xs, ys, zs))
     workload.calls["arignote"] = lambda: f(x, y, z)
     _add_arignote_jax(workload, [xs, ys, zs], _w3_expression(pt, xs, ys, zs), (x, y, z))
+    _add_arignote_numba(workload, [xs, ys, zs], _w3_expression(pt, xs, ys, zs), (x, y, z))
     if _have("pytensor"):
         import pytensor
         import pytensor.tensor as ptt
@@ -450,6 +460,10 @@ def workload_W8() -> Workload:
         jax.config.update("jax_enable_x64", True)
         h = jax.jit(lambda a: jnp.log(jnp.sum(jnp.exp(a), axis=1)))
         workload.calls["jax jit"] = lambda: h(x).block_until_ready()
+        # the same function computed stably by JAX itself: the fair anchor for a finite result
+        stable = jax.jit(lambda a: jax.scipy.special.logsumexp(a, axis=1))
+        workload.calls["jax jit logsumexp"] = lambda: stable(x).block_until_ready()
+    _add_arignote_numba(workload, [xs], pt.log(pt.sum(pt.exp(xs), axis=1)), (x,))
     workload.tolerant = True  # engines may be wrong here: report it, do not stop
     return workload
 
