@@ -15,14 +15,6 @@ from arignote.link.jit import JITRunner
 numba_backend = pytest.importorskip("arignote.link.numba")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _private_cache(tmp_path_factory):
-    """Native code of these tests goes to a fresh cache directory, not the user's."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ARIGNOTE_CACHE_DIR", str(tmp_path_factory.mktemp("numba_cache")))
-        yield
-
-
 def _both(inputs, outputs):
     native = arignote.function(inputs, outputs, mode="NUMBA", on_unused_input="ignore")
     vm = arignote.function(inputs, outputs, mode="FAST_RUN", on_unused_input="ignore")

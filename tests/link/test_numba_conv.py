@@ -44,13 +44,6 @@ _NATIVE = (
 )
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _private_cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ARIGNOTE_CACHE_DIR", str(tmp_path_factory.mktemp("numba_cache")))
-        yield
-
-
 @pytest.fixture(autouse=True)
 def _quiet():
     with warnings.catch_warnings():

@@ -18,13 +18,6 @@ from arignote.raise_op import Assert, CheckAndRaise
 numba_backend = pytest.importorskip("arignote.link.numba")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _private_cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ARIGNOTE_CACHE_DIR", str(tmp_path_factory.mktemp("numba_cache")))
-        yield
-
-
 class _Custom(Exception):
     pass
 

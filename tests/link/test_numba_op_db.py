@@ -18,14 +18,6 @@ from tests.test_op_db import CASES, _apply_directive, _check_values, _outputs, _
 numba_backend = pytest.importorskip("arignote.link.numba")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _private_cache(tmp_path_factory):
-    """Native code of these tests goes to a fresh cache directory, not the user's."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ARIGNOTE_CACHE_DIR", str(tmp_path_factory.mktemp("numba_cache")))
-        yield
-
-
 #: Entries of the default run: what samplers and the benchmarks use, one per family.
 REPRESENTATIVE = {
     "add",
