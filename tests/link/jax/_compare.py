@@ -7,7 +7,7 @@ import numpy as np
 import arignote
 
 
-def vm_and_jax(inputs, outputs, args, rtol=1e-10, **kwargs):
+def check_vm_and_jax_agree(inputs, outputs, args, rtol=1e-10, **kwargs):
     """Compile ``outputs`` both ways, call both on ``args`` and check they agree; the results."""
     vm = arignote.function(inputs, outputs, **kwargs)
     jx = arignote.function(inputs, outputs, mode="JAX", **kwargs)

@@ -14,7 +14,7 @@ from arignote.link.jax import DynamicShapeError
 from arignote.link.jax.dispatch import UNSUPPORTED
 from arignote.scan.utils import until
 from arignote.tensor.random import RandomStream
-from tests.link.jax._compare import vm_and_jax
+from tests.link.jax._compare import check_vm_and_jax_agree
 
 
 def test_scan_is_no_longer_unsupported():
@@ -39,7 +39,7 @@ def test_rnn_states_loss_and_gradients(rng):
         rng.normal(size=(3, 2)),
     )
     outs = [states, loss, *arignote.grad(loss, [w, h0, xs, u])]
-    vm_and_jax([w, h0, xs, u], outs, args)
+    check_vm_and_jax_agree([w, h0, xs, u], outs, args)
 
 
 def test_several_taps_and_several_outputs(rng):
@@ -55,7 +55,7 @@ def test_several_taps_and_several_outputs(rng):
     )
     args = (rng.normal(size=(4, 2)), rng.normal(size=1), rng.normal(size=(6, 2)))
     cost = (xs**2).sum() + ys[-1].sum()
-    vm_and_jax([x0, y0, seq], [xs, ys, cost, *arignote.grad(cost, [x0, seq])], args)
+    check_vm_and_jax_agree([x0, y0, seq], [xs, ys, cost, *arignote.grad(cost, [x0, seq])], args)
 
 
 def test_sequence_taps_mapped_outputs_and_go_backwards(rng):
@@ -64,7 +64,7 @@ def test_sequence_taps_mapped_outputs_and_go_backwards(rng):
     rev, _ = arignote.scan(
         lambda e, acc: acc + e, sequences=v, outputs_info=pt.constant(0.0), go_backwards=True
     )
-    vm_and_jax(
+    check_vm_and_jax_agree(
         [v], [diffs, rev, arignote.grad((diffs**2).sum() + rev.sum(), v)], (rng.normal(size=7),)
     )
 
@@ -79,8 +79,8 @@ def test_constant_and_symbolic_step_counts(rng):
         return_updates=False,
     )
     # a run-time step count: a while loop, the output read through its last row only
-    vm_and_jax([a, k], power[-1], (rng.normal(size=4), 3))
-    vm_and_jax([a, k], power[-1], (rng.normal(size=4), 0))
+    check_vm_and_jax_agree([a, k], power[-1], (rng.normal(size=4), 3))
+    check_vm_and_jax_agree([a, k], power[-1], (rng.normal(size=4), 0))
     fixed = arignote.scan(
         lambda prior, a: prior * a,
         outputs_info=pt.ones_like(a),
@@ -88,7 +88,7 @@ def test_constant_and_symbolic_step_counts(rng):
         n_steps=4,
         return_updates=False,
     )
-    vm_and_jax([a], [fixed, arignote.grad(fixed[-1].sum(), a)], (rng.normal(size=3),))
+    check_vm_and_jax_agree([a], [fixed, arignote.grad(fixed[-1].sum(), a)], (rng.normal(size=3),))
 
 
 def test_full_output_of_run_time_step_count_says_what_to_make_static():
@@ -130,7 +130,7 @@ def test_until_stops_where_the_vm_stops():
         n_steps=50,
     )
     for bound in (100.0, 0.5, 1e30):
-        vm_and_jax([limit], values[-1], (bound,))
+        check_vm_and_jax_agree([limit], values[-1], (bound,))
     with pytest.raises(DynamicShapeError, match="until"):
         arignote.function([limit], values, mode="JAX")(100.0)
 
@@ -186,4 +186,4 @@ def test_nested_loops_truncated_gradient_and_mapped_integers(rng):
     )
     cost = (states**2).sum()
     args = (rng.normal(size=(5, 3)), rng.normal(size=(2, 2)))
-    vm_and_jax([x, w], [states, picks, *arignote.grad(cost, [x, w])], args)
+    check_vm_and_jax_agree([x, w], [states, picks, *arignote.grad(cost, [x, w])], args)

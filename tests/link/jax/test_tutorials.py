@@ -23,7 +23,7 @@ import arignote.tensor as pt
 from arignote.link.jax import DynamicShapeError
 from arignote.scan.utils import until
 from arignote.tensor.random.type import RandomGeneratorType
-from tests.link.jax._compare import vm_and_jax
+from tests.link.jax._compare import check_vm_and_jax_agree
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "tutorial"
 CELL = re.compile(r"```\{code-cell\} ipython3\n(.*?)```", re.DOTALL)
@@ -112,7 +112,7 @@ def test_static_versions_of_the_refused_loop_examples():
         n_steps=10,
         return_updates=False,
     )
-    vm_and_jax([x0], fibonacci, (np.array([0.0, 1.0]),))
+    check_vm_and_jax_agree([x0], fibonacci, (np.array([0.0, 1.0]),))
     limit = pt.dscalar("limit")
     doubling = arignote.scan(
         lambda value, limit: (value * 2, until(value * 2 > limit)),
@@ -121,7 +121,7 @@ def test_static_versions_of_the_refused_loop_examples():
         n_steps=1000,
         return_updates=False,
     )
-    vm_and_jax([limit], doubling[-1], (100.0,))
+    check_vm_and_jax_agree([limit], doubling[-1], (100.0,))
 
 
 def test_condition_tutorial_in_jax_mode(monkeypatch):
