@@ -50,10 +50,16 @@ from filelock import FileLock
 
 import numba
 from arignote.config import config
+from arignote.link.numba.dispatch import vmath
 
 #: Globals a kernel may use and still be written to a module (imported there by name).
-_MODULE_GLOBALS = {"math"}
-_HEADER = "import math\n\nimport numpy as np\n\nimport numba\n\n"
+_MODULE_GLOBALS = {"math", "vmath"}
+# vmath's digest is part of the text (hence of the key): its functions are compiled into the
+# cached machine code, which must not outlive a change of them
+_HEADER = (
+    "import math\n\nimport numpy as np\n\nimport numba\n"
+    f"from arignote.link.numba.dispatch import vmath  # {vmath.DIGEST}\n\n"
+)
 _PREFIX = "arignote_"
 #: Temporary files older than this (seconds) are leftovers of killed writers.
 _STALE_SECONDS = 3600.0

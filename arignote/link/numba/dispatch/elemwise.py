@@ -4,6 +4,12 @@ An elementwise node becomes one loop nest over the broadcast shape, with the sca
 expression of its op (every inner node of a Composite, in order) in the innermost body: no
 temporaries, one pass over the data. A dimension is broadcast only where an input's static
 length is 1, as in ``Elemwise.perform``; other lengths must agree at run time.
+
+exp, expm1, log, log1p, sin, cos and tanh of float32/float64 values are computed by the
+call-free functions of :mod:`.vmath` (:data:`FAST_FUNCTIONS`), so that LLVM vectorises the
+loop when the arrays are contiguous (numba specialises each kernel for the layouts it is
+called with). sin and cos are exact there only for moderate arguments: the loop counts the
+others and, if there are any, runs again with the C library's functions.
 """
 
 from __future__ import annotations
@@ -12,37 +18,77 @@ import math as _math
 from collections.abc import Callable
 
 from arignote.graph.basic import Apply, Constant
+from arignote.link.numba.dispatch import vmath
 from arignote.link.numba.dispatch.basic import compile_source, numba_funcify
 from arignote.link.numba.dispatch.scalar import cast, kernel_namespace, scalar_expressions
+from arignote.scalar import math as scalar_math
 from arignote.scalar.composite import Composite
 from arignote.tensor.elemwise import DimShuffle, Elemwise
+
+#: Scalar op classes (exactly these) computed by :mod:`.vmath` on float32/float64 arguments.
+FAST_FUNCTIONS = {
+    scalar_math.Exp: "exp",
+    scalar_math.Expm1: "expm1",
+    scalar_math.Log: "log",
+    scalar_math.Log1p: "log1p",
+    scalar_math.Sin: "sin",
+    scalar_math.Cos: "cos",
+    scalar_math.Tanh: "tanh",
+}
+#: Fast functions exact only inside a range: ``vmath.trig_outside`` counts the rest.
+_GUARDED = {"sin", "cos"}
+_FAST_DTYPES = {"float32", "float64"}
 
 
 @numba_funcify.register(Elemwise)
 def _elemwise(op: Elemwise, node: Apply) -> Callable:
-    body = scalar_body(op.scalar_op, node)
-    return compile_source(_loop_source(node, body), "kernel", kernel_namespace(body))
+    guards: list[str] = []
+    fast = scalar_body(op.scalar_op, node, guards)
+    exact = scalar_body(op.scalar_op, node) if guards else None
+    return compile_source(_loop_source(node, fast, guards, exact), "kernel", namespace(fast))
 
 
-def scalar_body(scalar_op, node: Apply) -> list[str]:
-    """Lines computing ``r0, r1, ...`` (one per output) from ``a0, a1, ...`` (the inputs)."""
+def namespace(body: list[str]) -> dict:
+    """The globals of a kernel with these lines (``vmath`` when it calls it)."""
+    used = {"vmath": vmath} if any("vmath." in line for line in body) else {}
+    return {**kernel_namespace(body), **used}
+
+
+def scalar_body(scalar_op, node: Apply, guards: list[str] | None = None) -> list[str]:
+    """Lines computing ``r0, r1, ...`` (one per output) from ``a0, a1, ...`` (the inputs).
+
+    With a list ``guards``, the fast functions of :data:`FAST_FUNCTIONS` are used and the
+    expressions counting arguments they cannot take are appended to it.
+    """
     in_dtypes = [i.type.dtype for i in node.inputs]
     out_dtypes = [o.type.dtype for o in node.outputs]
     args = [f"a{k}" for k in range(len(node.inputs))]
     if not isinstance(scalar_op, Composite):
-        exprs = scalar_expressions(scalar_op, args, in_dtypes, out_dtypes)
+        exprs = _expressions(scalar_op, args, in_dtypes, out_dtypes, guards)
         return [f"r{k} = {e}" for k, e in enumerate(exprs)]
-    return _composite_body(scalar_op, args)
+    return _composite_body(scalar_op, args, guards)
 
 
-def _composite_body(comp: Composite, args: list[str]) -> list[str]:
+def _expressions(op, args, in_dtypes, out_dtypes, guards: list[str] | None) -> list[str]:
+    name = FAST_FUNCTIONS.get(type(op))
+    if guards is None or name is None or in_dtypes[0] not in _FAST_DTYPES:
+        return scalar_expressions(op, args, in_dtypes, out_dtypes)
+    if out_dtypes[0] not in _FAST_DTYPES:
+        return scalar_expressions(op, args, in_dtypes, out_dtypes)
+    if name in _GUARDED:
+        guards.append(f"vmath.trig_outside({args[0]})")
+    return [f"{cast(out_dtypes[0])}(vmath.{name}({args[0]}))"]
+
+
+def _composite_body(comp: Composite, args: list[str], guards: list[str] | None) -> list[str]:
     names = dict(zip(comp.inputs, args))
     lines = []
     for n, inner in enumerate(comp.nodes):
         inner_args = [_inner_name(v, names) for v in inner.inputs]
         in_dtypes = [v.type.dtype for v in inner.inputs]
         out_dtypes = [v.type.dtype for v in inner.outputs]
-        for k, e in enumerate(scalar_expressions(inner.op, inner_args, in_dtypes, out_dtypes)):
+        exprs = _expressions(inner.op, inner_args, in_dtypes, out_dtypes, guards)
+        for k, e in enumerate(exprs):
             names[inner.outputs[k]] = f"t{n}_{k}"
             lines.append(f"t{n}_{k} = {e}")
     for k, out in enumerate(comp.outputs):
@@ -67,8 +113,10 @@ def _literal(data) -> str:
     return repr(value)
 
 
-def _loop_source(node: Apply, body: list[str]) -> str:
-    """The kernel: lengths (checked), outputs allocated, one loop nest around ``body``."""
+def _loop_source(node: Apply, body: list[str], guards: list[str], exact: list[str] | None) -> str:
+    """The kernel: lengths (checked), outputs allocated, one loop nest around ``body``; with
+    ``guards``, a count of the arguments the fast body cannot take, and when there are any,
+    the loop again with the ``exact`` body."""
     ndim = node.outputs[0].type.ndim
     nin = len(node.inputs)
     lines = [f"def kernel({', '.join(f'i{k}' for k in range(nin))}):"]
@@ -76,7 +124,21 @@ def _loop_source(node: Apply, body: list[str]) -> str:
     shape = "(" + "".join(f"n{d}, " for d in range(ndim)) + ")"
     for k, out in enumerate(node.outputs):
         lines.append(f"    o{k} = np.empty({shape}, dtype=np.{out.type.dtype})")
-    indent = "    "
+    if guards:
+        lines.append("    outside = 0")
+        counted = body + [f"outside += {' + '.join(guards)}"]
+        lines += _loop_nest(node, ndim, counted, "    ")
+        lines.append("    if outside:")
+        lines += _loop_nest(node, ndim, exact, "        ")
+    else:
+        lines += _loop_nest(node, ndim, body, "    ")
+    outs = ", ".join(f"o{k}" for k in range(len(node.outputs)))
+    lines.append(f"    return {outs}")
+    return "\n".join(lines) + "\n"
+
+
+def _loop_nest(node: Apply, ndim: int, body: list[str], indent: str) -> list[str]:
+    lines = []
     for d in range(ndim):
         lines.append(f"{indent}for j{d} in range(n{d}):")
         indent += "    "
@@ -86,9 +148,7 @@ def _loop_source(node: Apply, body: list[str]) -> str:
     out_index = "".join(f"j{d}, " for d in range(ndim)) or "()"
     for k in range(len(node.outputs)):
         lines.append(f"{indent}o{k}[{out_index}] = r{k}")
-    outs = ", ".join(f"o{k}" for k in range(len(node.outputs)))
-    lines.append(f"    return {outs}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _broadcast(inp, d: int) -> bool:
