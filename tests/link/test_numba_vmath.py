@@ -157,3 +157,21 @@ def test_the_loop_vectorises(name):
     asm = loop.inspect_asm(loop.signatures[0])
     # packed double operations on 256- or 512-bit registers (no call left in the loop body)
     assert re.search(r"v\w+pd\s+[^\n]*%[yz]mm", asm), f"{name}: the loop was not vectorised"
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis"), [((60, 37), 1), ((6, 5, 11), (1, 2)), ((30, 7), 0), ((4, 0), 1)]
+)
+def test_logsumexp_kernels_match_the_vm(shape, axis):
+    rng = np.random.default_rng(8)
+    value = 1000 + rng.normal(size=shape)
+    if value.size:
+        value[0] = -np.inf  # a slice starting with -inf
+        value[1] = np.inf  # a slice with inf (shifted by 0, as perform does)
+        value[2].flat[3] = np.nan
+        value[3] = -np.inf  # all -inf: -inf
+    x = pt.tensor("float64", shape=(None,) * len(shape))
+    native = arignote.function([x], pt.logsumexp(x, axis=axis), mode="NUMBA")
+    vm = arignote.function([x], pt.logsumexp(x, axis=axis), mode="VM")
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(native(value), vm(value), rtol=1e-14, equal_nan=True)

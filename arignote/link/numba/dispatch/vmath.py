@@ -302,6 +302,16 @@ def trig_outside(x):
     return 0 if abs(np.float64(x)) <= TRIG_LIMIT else 1
 
 
+# -- reductions -------------------------------------------------------------------------------
+
+
+@numba.njit(fastmath={"reassoc", "contract"}, error_model="numpy")
+def add_reordered(total, value):
+    """``total + value`` that LLVM may reorder: a sum accumulated with it vectorises (one
+    partial sum per SIMD lane, added at the end; an order as valid as NumPy's pairwise one)."""
+    return total + value
+
+
 # -- tanh ---------------------------------------------------------------------------------------
 
 
