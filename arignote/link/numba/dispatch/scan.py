@@ -27,6 +27,7 @@ import numpy as np
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.link.numba.dispatch.basic import BY_NAME, NotNative, compile_source
 from arignote.link.numba.dispatch.inner import aliasing_outputs, inner_function, rewrite_inner
+from arignote.tensor.type import TensorType
 
 
 def _scan(op: Any, node: Apply) -> Callable:
@@ -62,6 +63,7 @@ class _LoopWriter:
         args = ["n_steps", *self.seqs, *self.inits, *self.nonseqs]
         self.lines = [f"def kernel({', '.join(args)}):", "    n = n_steps[()]"]
         self._checks()
+        self._contiguous()
         self._buffers()
         self._loop()
         self._empty_mapped()
@@ -81,6 +83,18 @@ class _LoopWriter:
         self._raise("n < 0", "n_steps must not be negative")
         for k, seq in enumerate(self.seqs):
             self._raise(f"{seq}.shape[0] < n", f"sequence {k} has fewer rows than the steps")
+
+    def _contiguous(self) -> None:
+        """Sequences and non-sequences made C-contiguous once, before the loop (no copy when
+        they are): numba's ``np.dot`` copies an operand of unknown layout at every call, and
+        the inner graph is compiled for contiguous rows (vectorised loops)."""
+        info = self.info
+        first_nonseq = 1 + info.n_seqs + info.n_traced + info.n_untraced
+        pairs = [(name, self.node.inputs[1 + k]) for k, name in enumerate(self.seqs)]
+        pairs += [(name, self.node.inputs[first_nonseq + k]) for k, name in enumerate(self.nonseqs)]
+        for name, var in pairs:
+            if isinstance(var.type, TensorType) and var.type.ndim >= 2:
+                self._line(f"{name} = np.ascontiguousarray({name})")
 
     def _dtype(self, position: int) -> str:
         name = f"dt{position}"
