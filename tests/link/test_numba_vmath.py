@@ -175,3 +175,15 @@ def test_logsumexp_kernels_match_the_vm(shape, axis):
     vm = arignote.function([x], pt.logsumexp(x, axis=axis), mode="VM")
     with np.errstate(all="ignore"):
         np.testing.assert_allclose(native(value), vm(value), rtol=1e-14, equal_nan=True)
+
+
+def test_fused_sum_of_fast_functions():
+    rng = np.random.default_rng(9)
+    value = rng.normal(size=(300, 7))
+    x = pt.dmatrix("x")
+    f = arignote.function(
+        [x], [pt.sum(pt.exp(x) * pt.tanh(x)), pt.sum(pt.log1p(x**2), axis=0)], mode="NUMBA"
+    )
+    total, columns = f(value)
+    np.testing.assert_allclose(total, np.sum(np.exp(value) * np.tanh(value)), rtol=1e-13)
+    np.testing.assert_allclose(columns, np.sum(np.log1p(value**2), axis=0), rtol=1e-13)

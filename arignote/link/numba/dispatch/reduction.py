@@ -7,7 +7,9 @@ to the output dtype. Max and min of no elements raise, as ``perform`` does.
 A reduction fed by an elementwise node used by nothing else (``reduction_fusion_candidates``)
 is fused with it (:func:`fused_reductions`): the loop computes each element from the
 elementwise node's inputs and accumulates it at once, so ``sum(exp(x))`` is one pass with no
-temporary array.
+temporary array. The element is computed with the fast functions of the elementwise loops
+(except sin and cos, which may need a second pass), and a float sum over all axes adds with
+``vmath.add_reordered``, so that LLVM vectorises the whole loop.
 
 ``Argmax``/``Argmin`` scan the reduced axes in C order (the flattened position ``perform``
 returns): the first extreme wins, and the first NaN wins over everything, as in NumPy.
@@ -22,11 +24,15 @@ import numpy as np
 from arignote.graph.basic import Apply
 from arignote.graph.fg import FunctionGraph
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
-from arignote.link.numba.dispatch.elemwise import element_index, length_lines, scalar_body
+from arignote.link.numba.dispatch.elemwise import (
+    element_index,
+    length_lines,
+    namespace,
+    scalar_body,
+)
 from arignote.link.numba.dispatch.scalar import (
     UNSUPPORTED_DTYPES,
     cast,
-    kernel_namespace,
     scalar_expressions,
 )
 from arignote.scalar import arithmetic
@@ -50,9 +56,17 @@ def careduce_kernel(node: Apply, producer: Apply | None) -> Callable:
     start = _start_value(op.scalar_op, acc_dtype)
     step = scalar_expressions(op.scalar_op, ["s", "a"], [acc_dtype] * 2, [acc_dtype])[0]
     axes = tuple(range(x.type.ndim)) if op.axis is None else op.axis
+    if len(axes) == x.type.ndim and _reorderable(op.scalar_op, acc_dtype):
+        step = f"{cast(acc_dtype)}(vmath.add_reordered(s, a))"
     loads = _Loads(x.type.ndim, acc_dtype, producer)
     source = _source(node, axes, acc_dtype, start, step, _is_extreme(op.scalar_op), loads)
-    return compile_source(source, "kernel", kernel_namespace([source]))
+    return compile_source(source, "kernel", namespace([source]))
+
+
+def _reorderable(scalar_op, acc_dtype: str) -> bool:
+    """A float sum into one number, whose additions LLVM may reorder to vectorise the loop
+    (partial sums per SIMD lane: an order as valid as NumPy's pairwise one)."""
+    return type(scalar_op) is arithmetic.Add and acc_dtype in ("float32", "float64")
 
 
 def fused_reductions(fgraph: FunctionGraph) -> dict[Apply, tuple[Callable, Apply]]:
@@ -94,8 +108,12 @@ class _Loads:
             return [f"a = {cast(self.acc_dtype)}(x[{index}])"]
         inputs = self.producer.inputs
         lines = [f"a{k} = i{k}[{element_index(inp, self.ndim)}]" for k, inp in enumerate(inputs)]
-        lines += scalar_body(self.producer.op.scalar_op, self.producer)
-        return lines + [f"a = {cast(self.acc_dtype)}(r0)"]
+        # the fast functions of the elementwise loops, unless one needs a second pass
+        guards: list[str] = []
+        body = scalar_body(self.producer.op.scalar_op, self.producer, guards)
+        if guards:
+            body = scalar_body(self.producer.op.scalar_op, self.producer)
+        return lines + body + [f"a = {cast(self.acc_dtype)}(r0)"]
 
 
 def _is_extreme(scalar_op) -> bool:
