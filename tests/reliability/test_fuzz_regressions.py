@@ -43,16 +43,46 @@ def test_jax_argmax_with_an_empty_kept_axis():
     assert result.shape == (0,) and result.dtype == np.int64
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DebugMode compares AllocEmpty's uninitialized output between its perform runs "
-    "(preallocated output cells): BadThunkOutput on any graph using pt.empty",
-)
 def test_debugmode_on_uninitialized_values():
+    # DebugMode compared AllocEmpty's uninitialized output between its perform runs
+    # (preallocated output cells, reference vs compiled run): BadThunkOutput on any pt.empty
     x = pt.lscalar("x")
     f = arignote.function([x], pt.empty((x, 3, 4), dtype="int32") * 0, mode="DebugMode")
     for n in range(1, 4):
         assert f(n).shape == (n, 3, 4)
+        np.testing.assert_array_equal(f(n), 0)
+    y = pt.empty((x, 2), dtype="float64")
+    g = arignote.function([x], [y, (y + 1.0).sum(axis=0)], mode="DebugMode")
+    values, sums = g(3)
+    np.testing.assert_allclose(sums, (values + 1.0).sum(axis=0))
+    graph = Graph((Piece(entry="empty", sample=0, feed=0, finish="tanh"),))
+    outcome = check_graph(graph, paths=("no_rewrites", "DebugMode", "FAST_RUN"))
+    assert not outcome.mismatches, outcome.describe()
+
+
+def test_debugmode_still_checks_the_nodes_after_uninitialized_values():
+    # the nodes computing from np.empty's values are checked on the compiled run's values
+    from arignote.compile.debugmode import BadThunkOutput, DebugMode
+    from arignote.graph.basic import Apply
+    from arignote.graph.op import Op
+
+    class WrongPerform(Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            return Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, output_storage):
+            # a different value when the output cell is preallocated: a bug DebugMode must see
+            filler = 7.0 if output_storage[0][0] is None else 8.0
+            output_storage[0][0] = np.full_like(inputs[0], filler)
+
+    x = pt.lscalar("x")
+    f = arignote.function(
+        [x], WrongPerform()(pt.empty((x,), dtype="float64")), mode=DebugMode(check_rewrites=False)
+    )
+    with pytest.raises(BadThunkOutput, match="WrongPerform"):
+        f(3)
 
 
 def test_float32_results_are_compared_in_single_precision():
