@@ -18,6 +18,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import signal
 import tempfile
 import time
 import warnings
@@ -48,22 +49,38 @@ def _count(counts: dict, outcome, paths: tuple) -> None:
         counts[f"{path}:mismatching"] = counts.get(f"{path}:mismatching", 0) + (path in failed)
 
 
+class GraphTimeout(BaseException):  # (not caught as a path's error)
+    """A graph took longer than ``--graph-seconds`` (a hang is a finding too)."""
+
+
+def _alarm(signum, frame):
+    raise GraphTimeout
+
+
 def _work(worker: int, args: argparse.Namespace, queue) -> None:
     os.environ["ARIGNOTE_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"fuzz{worker}_")
     warnings.simplefilter("ignore")
     paths = tuple(args.paths.split(",")) if args.paths else tuple(PATHS)
-    counts = {"graphs": 0, "skipped": 0, "unsupported": 0, "mismatching": 0}
+    counts = {"graphs": 0, "skipped": 0, "unsupported": 0, "mismatching": 0, "timeouts": 0}
+    signal.signal(signal.SIGALRM, _alarm)
     deadline = time.monotonic() + 60 * args.minutes
     for index in range(args.start + worker, args.stop, args.workers):
         if time.monotonic() > deadline:
             print("DEADLINE", worker, "next graph", index, flush=True)
             break
         graph = graph_at(args.seed, index)
+        signal.alarm(args.graph_seconds)
         try:
             outcome = check_graph(graph, paths=paths)
+        except GraphTimeout:
+            counts["timeouts"] += 1
+            print("TIMEOUT", index, graph, flush=True)
+            continue
         except Exception as err:  # the harness itself failed: reported, the run goes on
             print("CRASH", index, graph, repr(err)[:500], flush=True)
             continue
+        finally:
+            signal.alarm(0)
         _count(counts, outcome, paths)
         if counts["graphs"] % 25 == 0:
             print("PROGRESS", worker, index, json.dumps(counts), flush=True)
@@ -80,6 +97,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--minutes", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--graph-seconds", type=int, default=300, help="a graph's time limit")
     args = parser.parse_args()
     queue = multiprocessing.get_context("fork").Queue()
     workers = [
