@@ -513,13 +513,24 @@ class DebugRunner(Runner):
 
 
 def _comparable_variables(fgraph: FunctionGraph) -> set[Variable]:
-    """Computed variables whose memory no in-place op overwrites later in the graph."""
+    """Computed variables whose memory no in-place op overwrites later in the graph, and that
+    are not computed from uninitialized memory so overwritten (the reference cannot see the
+    values the compiled run had there)."""
     overwritten: set[Variable] = set()
     for node in fgraph.apply_nodes:
         for ins in getattr(node.op, "destroy_map", {}).values():
             for i in ins:
                 overwritten |= views_of(fgraph, view_root(node.inputs[i]))
-    return {var for node in fgraph.apply_nodes for var in node.outputs if var not in overwritten}
+    tainted = {v for v in overwritten if not _initialized([v])}
+    for node in fgraph.toposort():
+        if any(v in tainted for v in node.inputs):
+            tainted.update(node.outputs)
+    return {
+        var
+        for node in fgraph.apply_nodes
+        for var in node.outputs
+        if var not in overwritten and var not in tainted
+    }
 
 
 def _rewrite_checks(fgraph: FunctionGraph, recorder: DebugRecorder | None) -> Callable | None:

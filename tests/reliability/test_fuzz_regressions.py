@@ -146,3 +146,33 @@ def test_a_vetoed_inplace_rewrite_is_not_retried_forever():
     value = np.array([-1.0, 2.0])
     np.testing.assert_array_equal(f(1, value, np.ones(5)), [1.0, 2.0])
     np.testing.assert_array_equal(value, [-1.0, 2.0])
+
+
+def test_debugmode_on_uninitialized_values_overwritten_in_place():
+    # graph 8269 of the seed-14 run: a fused in-place elementwise op overwrote empty_like's
+    # values in the compiled run, so the reference (computed after it) started from other values
+    graph = Graph(
+        (
+            Piece(entry="scan[rnn]", sample=1, feed=-1, finish="sum0"),
+            Piece(entry="empty_like", sample=3, feed=2, finish="tanh"),
+            Piece(entry="i0", sample=3, feed=0, finish="gram"),
+        )
+    )
+    outcome = check_graph(graph, paths=("no_rewrites", "DebugMode"))
+    assert not outcome.mismatches, outcome.describe()
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="jax is not installed")
+def test_jax_beta_on_negative_arguments_poles_and_infinities():
+    # the path fuzzing fed beta a negative value: jax.scipy.special.beta gave NaN there (and
+    # 340.4447 for 340.4468 at (10, -3.5)); the JAX backend now follows SciPy's Cephes beta
+    scipy_special = pytest.importorskip("scipy.special")
+    grid = np.array([-np.inf, -7, -3.5, -3, -2, -1.5, -1, -0.5, 0, 0.1, 0.5, 1, 2, 2.5, 3, 10])
+    grid = np.concatenate([grid, [171.5, 500, 1e5, np.inf, np.nan]])
+    a, b = (v.ravel() for v in np.meshgrid(grid, grid))
+    x, y = pt.dvector("x"), pt.dvector("y")
+    got = np.asarray(arignote.function([x, y], pt.beta(x, y), mode="JAX")(a, b))
+    expected = scipy_special.beta(a, b)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-300, equal_nan=True)
+    infinite = np.isinf(expected)
+    np.testing.assert_array_equal(np.sign(got[infinite]), np.sign(expected[infinite]))
