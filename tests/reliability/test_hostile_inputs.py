@@ -344,3 +344,22 @@ def test_a_masked_array_is_refused_naming_the_input():
     with pytest.raises(TypeError, match="masked"):
         shared.set_value(masked)
     assert f(masked.filled(0.0)) == 4.0
+
+
+@pytest.mark.parametrize("path", ["VM", "JAX"])
+def test_multivariate_normal_of_an_infinite_covariance_never_hangs(path):
+    # NumPy's multivariate_normal factors the covariance by SVD (gesdd): it looped forever on
+    # an infinity (entry random.multivariate_normal of the every-op sweep)
+    mean, cov = arignote.tensor.dvector("mean"), arignote.tensor.dmatrix("cov")
+    rng = arignote.shared(np.random.default_rng(0))
+    draws = arignote.tensor.random.multivariate_normal(mean, cov, rng=rng, size=(2,))
+    fn = arignote.function([mean, cov], draws, mode=PATHS[_path(path)])
+    bad = np.eye(3)
+    bad[0, 1] = np.inf
+    if path == "JAX":
+        assert np.isnan(np.asarray(fn(np.zeros(3), bad))).all()
+    else:
+        with pytest.raises(np.linalg.LinAlgError, match="NaN or infinity"):
+            fn(np.zeros(3), bad)
+    assert bad[0, 1] == np.inf
+    assert np.isfinite(np.asarray(fn(np.zeros(3), np.eye(3)))).all()

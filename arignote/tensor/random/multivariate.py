@@ -20,6 +20,7 @@ from arignote.tensor.basic import (
     as_tensor_variable,
     get_scalar_constant_value,
 )
+from arignote.tensor.linalg.basic import require_finite
 from arignote.tensor.math import cast
 from arignote.tensor.random.op import (
     RandomVariable,
@@ -89,6 +90,8 @@ class MvNormalRV(RandomVariable):
 
     def rng_fn(self, rng, mean, cov, size):
         def draw(m, c, size=None):
+            if self.method == "svd":  # (LAPACK's gesdd loops forever on an infinity)
+                require_finite("SVD", np.asarray(c))
             return rng.multivariate_normal(
                 m, c, size=size, check_valid=self.check_valid, tol=self.tol, method=self.method
             )
