@@ -66,6 +66,8 @@ UNINITIALIZED = {"empty", "empty_like"}
 MAY_RAISE = {
     ("scan[rnn]", "empty"): "the loop-invariant dot of the weights is moved before the loop "
     "(as in PyTensor), so weights of inconsistent shapes raise even when the loop runs 0 times",
+    ("map", "empty"): "the loop body is vectorized over the sequence (as in PyTensor), so a "
+    "non-sequence of a length inconsistent with it raises even when the loop runs 0 times",
 }
 #: Paths drawing from their own generator (jax.random): shapes and dtypes only
 OWN_GENERATOR = {"JAX"}

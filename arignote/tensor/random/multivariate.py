@@ -376,7 +376,9 @@ class PermutedRV(RandomVariable):
         return params[0].type.dtype
 
     def rng_fn(self, rng, x, size):
-        return rng.permuted(x, axis=self.axis)
+        # NumPy shuffles the slices in the order of x's memory: a C-ordered copy makes the
+        # draws depend on the values only (a Fortran-ordered x gave other draws)
+        return rng.permuted(np.ascontiguousarray(x), axis=self.axis)
 
 
 multivariate_normal_rv = MvNormalRV()
