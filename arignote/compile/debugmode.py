@@ -25,6 +25,11 @@ Each call of a function compiled with ``mode="DebugMode"`` (or ``DebugMode(...)`
    the call's inputs, old and new graph, and must agree (:class:`BadOptimization` names the
    rewrite); the graph as it was before rewriting must give the same outputs too.
 
+An op may list outputs in ``uninitialized_outputs`` (``AllocEmpty``: ``np.empty``): their
+values are whatever the memory held, so they are never compared; the reference goes on with
+the compiled run's value, so that the nodes computing from it are still checked, and the
+rewrite checks leave out the variables that depend on such values.
+
 Every error names the Apply node (or the rewrite) at fault. The function returns the compiled
 linker's results, so it computes exactly what it would in another mode, much more slowly.
 """
@@ -289,6 +294,7 @@ class NodeChecker:
         }
         self.shape_fn = _shape_evaluator(node, fgraph) if mode.check_infer_shape else None
         self.previous: list[Any] = [None] * len(node.outputs)
+        self.uninitialized = set(getattr(op, "uninitialized_outputs", ()))
 
     def run(self, values: list[Any]) -> list[Any]:
         """The node's outputs from ``values`` (left untouched), after checking the contract."""
@@ -363,7 +369,8 @@ class NodeChecker:
                 ) from err
             for j, (var, ref, got) in enumerate(zip(self.node.outputs, reference, outputs)):
                 valid = var.type.is_valid_value(got) if got is not None else False
-                if not valid or not _close(var, ref, got):
+                garbage = j in self.uninitialized  # (any values are right)
+                if not valid or not (garbage or _close(var, ref, got)):
                     raise BadThunkOutput(
                         self.node, j, f"output storage preallocated: {kind}", ref, got
                     )
@@ -481,8 +488,10 @@ class DebugRunner(Runner):
             if self.vm.lazy and all(frame[slot_of[v]] is None for v in node.outputs):
                 continue  # the lazy program did not compute this node
             args = [v.data if isinstance(v, Constant) else values.get(v) for v in node.inputs]
-            for var, value in zip(node.outputs, checker.run(args)):
-                values[var] = value
+            for j, (var, value) in enumerate(zip(node.outputs, checker.run(args))):
+                # uninitialized memory: the nodes after it compute from the compiled run's value
+                garbage = j in checker.uninitialized and frame[slot_of[var]] is not None
+                values[var] = _copy(frame[slot_of[var]]) if garbage else value
         return values
 
     def _compare_with_reference(self, reference: dict[Variable, Any], frame: list) -> None:
@@ -495,6 +504,8 @@ class DebugRunner(Runner):
                 if not var.type.is_valid_value(got):
                     reason = f"the compiled linker stored a value its type refuses ({got!r:.80})"
                     raise InvalidValueError(node, j, got, reason)
+                if j in getattr(node.op, "uninitialized_outputs", ()):
+                    continue  # (the reference took this very value)
                 if not _close(var, reference[var], got):
                     raise BadThunkOutput(
                         node, j, "compiled linker vs reference perform", reference[var], got
@@ -502,13 +513,24 @@ class DebugRunner(Runner):
 
 
 def _comparable_variables(fgraph: FunctionGraph) -> set[Variable]:
-    """Computed variables whose memory no in-place op overwrites later in the graph."""
+    """Computed variables whose memory no in-place op overwrites later in the graph, and that
+    are not computed from uninitialized memory so overwritten (the reference cannot see the
+    values the compiled run had there)."""
     overwritten: set[Variable] = set()
     for node in fgraph.apply_nodes:
         for ins in getattr(node.op, "destroy_map", {}).values():
             for i in ins:
                 overwritten |= views_of(fgraph, view_root(node.inputs[i]))
-    return {var for node in fgraph.apply_nodes for var in node.outputs if var not in overwritten}
+    tainted = {v for v in overwritten if not _initialized([v])}
+    for node in fgraph.toposort():
+        if any(v in tainted for v in node.inputs):
+            tainted.update(node.outputs)
+    return {
+        var
+        for node in fgraph.apply_nodes
+        for var in node.outputs
+        if var not in overwritten and var not in tainted
+    }
 
 
 def _rewrite_checks(fgraph: FunctionGraph, recorder: DebugRecorder | None) -> Callable | None:
@@ -518,14 +540,18 @@ def _rewrite_checks(fgraph: FunctionGraph, recorder: DebugRecorder | None) -> Ca
     pairs = [
         (reason, old, new)
         for reason, old, new in recorder.events
-        if reason not in ("insert_deepcopy", "protect_inputs") and _no_destroyers([old, new])
+        if reason not in ("insert_deepcopy", "protect_inputs")
+        and _no_destroyers([old, new])
+        and _initialized([old, new])
     ]
     evaluate_pairs = _try_evaluator(fgraph.inputs, [v for _, o, n in pairs for v in (o, n)])
     if evaluate_pairs is None:
         pairs = []
     original = recorder.original
-    evaluate_original = _try_evaluator(original.inputs, original.outputs)
-    outputs = fgraph.outputs
+    # outputs computed from uninitialized memory differ between two evaluations: left out
+    kept = [k for k, var in enumerate(original.outputs) if _initialized([var])]
+    evaluate_original = _try_evaluator(original.inputs, [original.outputs[k] for k in kept])
+    outputs = [fgraph.outputs[k] for k in kept]
 
     def check(inputs: list[Any], results: list[Any]) -> None:
         if pairs:
@@ -536,7 +562,7 @@ def _rewrite_checks(fgraph: FunctionGraph, recorder: DebugRecorder | None) -> Ca
                     raise BadOptimization(reason, old, new, before, after)
         if evaluate_original is not None:
             expected = evaluate_original([_copy(v) for v in inputs])
-            for var, exp, got in zip(outputs, expected, results):
+            for var, exp, got in zip(outputs, expected, [results[k] for k in kept]):
                 if not _close(var, exp, got):
                     raise BadOptimization("(the whole rewrite pipeline)", var, var, exp, got)
 
@@ -546,6 +572,14 @@ def _rewrite_checks(fgraph: FunctionGraph, recorder: DebugRecorder | None) -> Ca
 def _no_destroyers(variables: list[Variable]) -> bool:
     return not any(
         v.owner is not None and getattr(v.owner.op, "destroy_map", None)
+        for v in ancestors(variables)
+    )
+
+
+def _initialized(variables: list[Variable]) -> bool:
+    """Whether no value of ``variables`` depends on an op's uninitialized output."""
+    return not any(
+        v.owner is not None and v.index in getattr(v.owner.op, "uninitialized_outputs", ())
         for v in ancestors(variables)
     )
 

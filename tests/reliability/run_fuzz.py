@@ -1,10 +1,15 @@
 """The long fuzzing run of every execution path, in several processes, with a log.
 
-``python -m tests.reliability.run_fuzz --graphs 10000 --workers 16 --minutes 9`` draws graphs
+``python -m tests.reliability.run_fuzz --stop 10000 --workers 16 --minutes 9`` draws graphs
 with :func:`fuzz_paths.random_graph` (the distribution of the Hypothesis strategy of
 ``test_fuzz_paths.py``), checks each on every path and prints every mismatch as it is found,
 then a summary: graphs checked, skipped (the pieces make no graph), with a path that has no
-conversion for an op, and mismatching. Worker ``w`` draws from seed ``seed + w``.
+conversion for an op, mismatching, and per path the graphs compared and mismatching there.
+
+Graph ``i`` is drawn from its own generator (``seed`` and ``i``), so a run is split by index:
+``--start``/``--stop`` choose the graphs (to resume a stopped run, or to share one run among
+machines) and ``--paths`` the paths compared (the reference is always run). Worker ``w``
+checks the graphs ``start + w``, ``start + w + workers``, ...
 """
 
 from __future__ import annotations
@@ -13,48 +18,86 @@ import argparse
 import json
 import multiprocessing
 import os
+import signal
 import tempfile
 import time
 import warnings
 
 import numpy as np
 
-from tests.reliability.fuzz_paths import check_graph, random_graph
+from tests.reliability.fuzz_paths import PATHS, REFERENCE, check_graph, random_graph
+
+
+def graph_at(seed: int, index: int):
+    """Graph number ``index`` of the run with ``seed`` (independent of workers and shards)."""
+    return random_graph(np.random.default_rng([seed, index]))
+
+
+def _count(counts: dict, outcome, paths: tuple) -> None:
+    counts["graphs"] += 1
+    counts["skipped"] += outcome.skipped is not None
+    counts["unsupported"] += bool(outcome.unsupported)
+    counts["mismatching"] += bool(outcome.mismatches)
+    if outcome.skipped is not None:
+        return
+    failed = {m.path for m in outcome.mismatches}
+    for path in paths:
+        if path == REFERENCE:
+            continue
+        state = "unsupported" if path in outcome.unsupported else "compared"
+        counts[f"{path}:{state}"] = counts.get(f"{path}:{state}", 0) + 1
+        counts[f"{path}:mismatching"] = counts.get(f"{path}:mismatching", 0) + (path in failed)
+
+
+class GraphTimeout(BaseException):  # (not caught as a path's error)
+    """A graph took longer than ``--graph-seconds`` (a hang is a finding too)."""
+
+
+def _alarm(signum, frame):
+    raise GraphTimeout
 
 
 def _work(worker: int, args: argparse.Namespace, queue) -> None:
     os.environ["ARIGNOTE_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"fuzz{worker}_")
     warnings.simplefilter("ignore")
-    rng = np.random.default_rng(args.seed + worker)
-    counts = {"graphs": 0, "skipped": 0, "unsupported": 0, "mismatching": 0}
+    paths = tuple(args.paths.split(",")) if args.paths else tuple(PATHS)
+    counts = {"graphs": 0, "skipped": 0, "unsupported": 0, "mismatching": 0, "timeouts": 0}
+    signal.signal(signal.SIGALRM, _alarm)
     deadline = time.monotonic() + 60 * args.minutes
-    share = args.graphs // args.workers + (worker < args.graphs % args.workers)
-    for _ in range(share):
+    for index in range(args.start + worker, args.stop, args.workers):
         if time.monotonic() > deadline:
+            print("DEADLINE", worker, "next graph", index, flush=True)
             break
-        graph = random_graph(rng)
+        graph = graph_at(args.seed, index)
+        signal.alarm(args.graph_seconds)
         try:
-            outcome = check_graph(graph)
-        except Exception as err:  # the harness itself failed: reported, the run goes on
-            print("CRASH", graph, repr(err)[:500], flush=True)
+            outcome = check_graph(graph, paths=paths)
+        except GraphTimeout:
+            counts["timeouts"] += 1
+            print("TIMEOUT", index, graph, flush=True)
             continue
-        counts["graphs"] += 1
+        except Exception as err:  # the harness itself failed: reported, the run goes on
+            print("CRASH", index, graph, repr(err)[:500], flush=True)
+            continue
+        finally:
+            signal.alarm(0)
+        _count(counts, outcome, paths)
         if counts["graphs"] % 25 == 0:
-            print("PROGRESS", worker, json.dumps(counts), flush=True)
-        counts["skipped"] += outcome.skipped is not None
-        counts["unsupported"] += bool(outcome.unsupported)
+            print("PROGRESS", worker, index, json.dumps(counts), flush=True)
         if outcome.mismatches:
-            counts["mismatching"] += 1
-            print("MISMATCH", outcome.describe()[:3000], flush=True)
+            print("MISMATCH", index, outcome.describe()[:3000], flush=True)
     queue.put(counts)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--graphs", type=int, default=10_000)
+    parser.add_argument("--start", type=int, default=0, help="first graph index")
+    parser.add_argument("--stop", type=int, default=10_000, help="graph index to stop before")
+    parser.add_argument("--paths", default="", help="comma-separated paths (default: all)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--minutes", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--graph-seconds", type=int, default=300, help="a graph's time limit")
     args = parser.parse_args()
     queue = multiprocessing.get_context("fork").Queue()
     workers = [

@@ -233,8 +233,13 @@ class RewriteWarning(UserWarning):
     """A rewrite failed and was skipped (``config.on_rewrite_error="warn"``)."""
 
 
-def apply_node_rewriter(fgraph: FunctionGraph, rewriter: NodeRewriter, node: Apply) -> bool:
-    """Run ``rewriter`` on ``node`` and apply its replacements; return whether it changed."""
+def apply_node_rewriter(
+    fgraph: FunctionGraph, rewriter: NodeRewriter, node: Apply, vetoed: set | None = None
+) -> bool:
+    """Run ``rewriter`` on ``node`` and apply its replacements; return whether it changed.
+
+    A change a feature vetoes is undone, and ``(rewriter, node)`` is added to ``vetoed``.
+    """
     try:
         result = rewriter.transform(fgraph, node)
         if not result:
@@ -244,6 +249,8 @@ def apply_node_rewriter(fgraph: FunctionGraph, rewriter: NodeRewriter, node: App
             return False
         fgraph.replace_all_validate(pairs, reason=rewriter)
     except InconsistencyError:
+        if vetoed is not None:
+            vetoed.add((rewriter, node))
         return False  # a feature vetoed the change; it has been undone
     except Exception as err:
         handle_rewrite_error(rewriter, node, err)
@@ -349,13 +356,16 @@ class WalkingGraphRewriter(GraphRewriter):
             fgraph.attach_feature(follower)
         changed = False
         tracker = OpToRewriterTracker([self.node_rewriter])
+        vetoed: set = set()  # (as in EquilibriumGraphRewriter: a refused change is not retried)
         try:
             while queue:
                 node = queue.popleft()
                 if node not in fgraph.apply_nodes:
                     continue
                 for rewriter in tracker.get_trackers(node.op):
-                    if apply_node_rewriter(fgraph, rewriter, node):
+                    if (rewriter, node) in vetoed:
+                        continue
+                    if apply_node_rewriter(fgraph, rewriter, node, vetoed):
                         changed = True
                         break
         finally:
@@ -487,15 +497,22 @@ class EquilibriumGraphRewriter(GraphRewriter):
         follower = _NodeQueue(queue, revisit_clients=True)
         fgraph.attach_feature(follower)
         changed = False
+        # Undoing a vetoed change queues the node again: without this record, a rewrite the
+        # destroy handler refuses (an in-place IfElse whose output a later node overwrites)
+        # would be tried forever. A real change may make it valid: the record is then cleared.
+        vetoed: set = set()
         try:
             while queue:
                 node = queue.popleft()
                 if node not in fgraph.apply_nodes:
                     continue
                 for rewriter in self.tracker.get_trackers(node.op):
-                    if not apply_node_rewriter(fgraph, rewriter, node):
+                    if (rewriter, node) in vetoed:
+                        continue
+                    if not apply_node_rewriter(fgraph, rewriter, node, vetoed):
                         continue
                     changed = True
+                    vetoed.clear()
                     self._count(rewriter, max_uses)
                     break
         finally:

@@ -34,6 +34,7 @@ from arignote.tensor.linalg.basic import (
     off_diagonal_inverse,
     pairwise_gaps,
     real_dtype,
+    require_finite,
     square_input,
     square_shape,
     symmetric_from_triangle,
@@ -354,6 +355,7 @@ class SVD(Op):
 
     def perform(self, node, inputs, output_storage):
         (x,) = inputs
+        require_finite("SVD", x)
         values = np.linalg.svd(x, full_matrices=self.full_matrices, compute_uv=self.compute_uv)
         if not self.compute_uv:
             values = (values,)

@@ -26,6 +26,7 @@ from arignote.tensor.linalg.basic import (
     matrix_input,
     mH,
     real_dtype,
+    require_finite,
     symmetric_from_triangle,
 )
 from arignote.tensor.linalg.decompositions import SVD, min_length, singular_value_grad
@@ -57,6 +58,8 @@ class MatrixPinv(Op):
 
     def perform(self, node, inputs, output_storage):
         (x,) = inputs
+        if not self.hermitian:  # (the hermitian one is an eigendecomposition: no SVD)
+            require_finite("SVD", x)
         if self.cutoff is None:
             result = np.linalg.pinv(x, hermitian=self.hermitian, rtol=None)
         else:
@@ -173,6 +176,7 @@ class Lstsq(Op):
         a, b = inputs
         if a.shape[0] != b.shape[0]:
             raise ValueError(f"{self}: shapes {a.shape} and {b.shape} have different row counts")
+        require_finite("SVD", a)  # (NumPy: "SVD did not converge in Linear Least Squares")
         values = np.linalg.lstsq(a, b, rcond=self.rcond)
         for cell, value, out in zip(output_storage, values, node.outputs):
             cell[0] = np.asarray(value, dtype=out.type.dtype)

@@ -20,6 +20,7 @@ from arignote.tensor.basic import (
     as_tensor_variable,
     get_scalar_constant_value,
 )
+from arignote.tensor.linalg.basic import require_finite
 from arignote.tensor.math import cast
 from arignote.tensor.random.op import (
     RandomVariable,
@@ -89,6 +90,8 @@ class MvNormalRV(RandomVariable):
 
     def rng_fn(self, rng, mean, cov, size):
         def draw(m, c, size=None):
+            if self.method == "svd":  # (LAPACK's gesdd loops forever on an infinity)
+                require_finite("SVD", np.asarray(c))
             return rng.multivariate_normal(
                 m, c, size=size, check_valid=self.check_valid, tol=self.tol, method=self.method
             )
@@ -373,7 +376,9 @@ class PermutedRV(RandomVariable):
         return params[0].type.dtype
 
     def rng_fn(self, rng, x, size):
-        return rng.permuted(x, axis=self.axis)
+        # NumPy shuffles the slices in the order of x's memory: a C-ordered copy makes the
+        # draws depend on the values only (a Fortran-ordered x gave other draws)
+        return rng.permuted(np.ascontiguousarray(x), axis=self.axis)
 
 
 multivariate_normal_rv = MvNormalRV()

@@ -27,6 +27,33 @@ def _cast_outputs(node: Apply, fn: Callable) -> Callable:
     return lambda *args: tuple(jnp.asarray(r).astype(d) for r, d in zip(fn(*args), dtypes))
 
 
+def _nan_if_not_finite(compute: Callable) -> Callable:
+    """``compute`` for an SVD-based routine, NaN for each matrix holding NaN or infinity.
+
+    XLA calls LAPACK's divide-and-conquer SVD on the CPU, which loops forever on an infinity
+    (NumPy raises ``LinAlgError`` for those matrices; compiled JAX code cannot raise on
+    values). Such a matrix is replaced by zeros for the computation (so that LAPACK never sees
+    it) and its floating-point results by NaN (the rank, an integer, is the zero matrix's).
+    """
+
+    def guarded(a, *rest):
+        finite = jnp.all(jnp.isfinite(a), axis=(-2, -1))  # one flag per matrix of a batch
+        safe = jnp.where(finite[..., None, None], a, jnp.zeros((), a.dtype))
+        results = compute(safe, *rest)
+        if isinstance(results, tuple):
+            return tuple(_nan_where(finite, r) for r in results)
+        return _nan_where(finite, results)
+
+    return guarded
+
+
+def _nan_where(finite: Any, result: Any) -> Any:
+    if not jnp.issubdtype(result.dtype, jnp.inexact):
+        return result
+    flags = jnp.reshape(finite, jnp.shape(finite) + (1,) * (result.ndim - jnp.ndim(finite)))
+    return jnp.where(flags, result, jnp.nan)
+
+
 # op class -> function of (op, node) building the JAX computation on the inputs
 _BUILDERS: dict[type, Callable] = {
     Cholesky: lambda op, node: lambda x: jsl.cholesky(x, lower=op.lower),
@@ -40,7 +67,7 @@ _BUILDERS: dict[type, Callable] = {
         if op.compute_v
         else (lambda x: jnp.linalg.eigvalsh(x, UPLO=op.uplo))
     ),
-    SVD: lambda op, node: (
+    SVD: lambda op, node: _nan_if_not_finite(
         (lambda x: tuple(jnp.linalg.svd(x, full_matrices=op.full_matrices)))
         if op.compute_uv
         else (lambda x: jnp.linalg.svd(x, compute_uv=False))
@@ -51,9 +78,13 @@ _BUILDERS: dict[type, Callable] = {
         else (lambda x: tuple(jnp.linalg.qr(x, mode=op.mode)))
     ),
     MatrixPinv: lambda op, node: (
-        lambda x: jnp.linalg.pinv(x, rtol=op.cutoff, hermitian=op.hermitian)
+        (lambda x: jnp.linalg.pinv(x, rtol=op.cutoff, hermitian=op.hermitian))
+        if op.hermitian
+        else _nan_if_not_finite(lambda x: jnp.linalg.pinv(x, rtol=op.cutoff))
     ),
-    Lstsq: lambda op, node: lambda a, b: tuple(jnp.linalg.lstsq(a, b, rcond=op.rcond)),
+    Lstsq: lambda op, node: _nan_if_not_finite(
+        lambda a, b: tuple(jnp.linalg.lstsq(a, b, rcond=op.rcond))
+    ),
     BlockDiagonal: lambda op, node: jsl.block_diag,
     Solve: lambda op, node: _solve(op),
     SolveTriangular: lambda op, node: jnp.vectorize(

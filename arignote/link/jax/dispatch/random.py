@@ -182,13 +182,16 @@ def _vector_rv(op: RandomVariable, node: Apply, draw: Callable) -> Callable:
 @jax_funcify.register(mv.MvNormalRV)
 def jax_funcify_MvNormalRV(op: mv.MvNormalRV, node: Apply, **kwargs: Any) -> Callable:
     method = "eigh" if op.method == "eigh" else "svd" if op.method == "svd" else "cholesky"
-    return _vector_rv(
-        op,
-        node,
-        lambda key, shape, mean, cov: jax.random.multivariate_normal(
-            key, mean, cov, shape, method=method
-        ),
-    )
+
+    def draw(key, shape, mean, cov):
+        # XLA's SVD on the CPU (LAPACK's gesdd) loops forever on an infinity: a covariance
+        # with NaN or infinity is replaced by the identity and its draws by NaN
+        finite = jnp.all(jnp.isfinite(cov), axis=(-2, -1))
+        safe = jnp.where(finite[..., None, None], cov, jnp.eye(cov.shape[-1], dtype=cov.dtype))
+        values = jax.random.multivariate_normal(key, mean, safe, shape, method=method)
+        return jnp.where(finite[..., None], values, jnp.nan)
+
+    return _vector_rv(op, node, draw)
 
 
 @jax_funcify.register(mv.DirichletRV)

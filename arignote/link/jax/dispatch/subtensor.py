@@ -98,7 +98,10 @@ def _set(x, index, y):
     if not any(_integer_array(entry) for entry in _entries(index)):
         return x.at[index].set(y)
     target = x[index].shape
-    ids = jnp.arange(int(np.prod(target, dtype=np.int64))).reshape(target)
+    count = int(np.prod(target, dtype=np.int64))
+    if count == 0:  # no write (fill_diagonal_offset past the corner): nothing to gather from
+        return jnp.asarray(x)
+    ids = jnp.arange(count).reshape(target)
     winner = jnp.full(jnp.shape(x), -1, ids.dtype).at[index].max(ids)
     values = jnp.broadcast_to(y, target).reshape(-1)
     return jnp.where(winner >= 0, values[jnp.maximum(winner, 0)], x)
