@@ -26,6 +26,7 @@ from arignote.link.numba.cache import cacheable, load_graph
 from arignote.link.numba.dispatch import (
     NotNative,
     compile_source,
+    constant_expression,
     fused_reductions,
     kernel_for,
     numba_type,
@@ -36,9 +37,7 @@ from arignote.tensor.type import TensorType
 
 #: Value types that cannot enter native code: a graph with one as input or output runs on the
 #: Python VM (by type name, with the reason).
-WHOLE_GRAPH_FALLBACKS: dict[str, str] = {
-    "RandomGeneratorType": "a NumPy Generator is a Python object numba cannot take as argument",
-}
+WHOLE_GRAPH_FALLBACKS: dict[str, str] = {}
 
 
 class NumbaLinker(JITLinker):
@@ -168,9 +167,7 @@ def _boundary(fgraph: FunctionGraph, graph: Callable, packed: bool = False) -> C
 def _name_of(var: Variable, names: dict, namespace: dict) -> str:
     """The expression for ``var`` in the generated code (constants become globals)."""
     if isinstance(var, Constant):
-        name = f"c{len(namespace)}"
-        namespace[name] = var.data
-        return name
+        return constant_expression(var.data, namespace)
     return names[var]
 
 

@@ -23,7 +23,12 @@ from arignote.graph.fg import FunctionGraph
 from arignote.graph.lazy import ALWAYS, lazy_regions
 from arignote.graph.rewriting.basic import MergeOptimizer
 from arignote.graph.rewriting.db import DEFAULT_EXCLUDED, phase_rewriter
-from arignote.link.numba.dispatch.basic import NotNative, compile_source, kernel_for
+from arignote.link.numba.dispatch.basic import (
+    NotNative,
+    compile_source,
+    constant_expression,
+    kernel_for,
+)
 from arignote.tensor.type import TensorType
 
 #: The rewrite phases of a native inner graph, in the order of the ``fast_run`` pipeline.
@@ -154,9 +159,7 @@ class _Writer:
     def _name(self, var: Variable) -> str:
         """The expression for ``var`` (constants become globals)."""
         if isinstance(var, Constant):
-            name = f"c{len(self.namespace)}"
-            self.namespace[name] = var.data
-            return name
+            return constant_expression(var.data, self.namespace)
         return self.names[var]
 
     def _result(self, var: Variable) -> str:
