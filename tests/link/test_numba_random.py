@@ -17,6 +17,7 @@ import pytest
 import arignote
 import arignote.tensor as pt
 import arignote.tensor.random as ptr
+from arignote.compile.builders import OpFromGraph
 from arignote.compile.mode import Mode
 from arignote.link.tiered import TieredLinker
 from arignote.tensor.random.type import copy_generator, random_generator_type
@@ -281,3 +282,33 @@ def test_the_tiered_default_swaps_in_native_draws_with_the_vm_numbers():
     vm = arignote.function([x], draw, mode="VM")
     for a in got:
         np.testing.assert_array_equal(a, vm(value))
+
+
+def test_a_chain_of_draws_copies_the_generator_once():
+    """Draws from a generator only the next draw reads advance it in place natively."""
+    shared = arignote.shared(np.random.default_rng(6))
+    next_rng, first = ptr.normal(0.0, 1.0, size=(2,), rng=shared, return_next_rng=True)
+    # the second draw reads the first one's next state, which nothing else reads
+    last_rng, second = ptr.normal(first, 1.0, rng=next_rng, return_next_rng=True)
+    fn = arignote.function([], [first, second], mode="NUMBA", updates={shared: last_rng})
+    draws = [n for n in fn.runner.fgraph.toposort() if isinstance(n.op, ptr.RandomVariable)]
+    forms = [numba_backend.dispatch.random.drawing_form(fn.runner.fgraph, n) for n in draws]
+    assert [f.op.inplace for f in forms] == [False, True]
+    reference = np.random.default_rng(6)
+    expected_first = reference.normal(0.0, 1.0, size=2)
+    got_first, got_second = fn()
+    np.testing.assert_array_equal(got_first, expected_first)
+    np.testing.assert_array_equal(got_second, reference.normal(expected_first, 1.0))
+    assert random_generator_type.values_eq(shared.get_value(), reference)
+
+
+@pytest.mark.slow
+def test_an_op_from_graph_holding_a_generator_runs_natively():
+    rng, mu = random_generator_type("r"), pt.dvector("mu")
+    next_rng, draw = ptr.normal(mu, 1.0, rng=rng, return_next_rng=True)
+    op = OpFromGraph([rng, mu], [next_rng, draw * 2])
+    outer_rng, outer_mu = random_generator_type("R"), pt.dvector("M")
+    outputs = op(outer_rng, outer_mu)
+    native = arignote.function([outer_rng, outer_mu], outputs, mode="NUMBA")
+    vm = arignote.function([outer_rng, outer_mu], outputs, mode="VM")
+    assert_same_draws(native, vm, np.random.default_rng(2), [np.arange(3.0)])

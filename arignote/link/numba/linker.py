@@ -32,6 +32,7 @@ from arignote.link.numba.dispatch import (
     numba_type,
 )
 from arignote.link.numba.dispatch.inner import graph_function, is_lazy_graph
+from arignote.link.numba.dispatch.random import drawing_form
 from arignote.link.vm import VMLinker
 from arignote.tensor.type import TensorType
 
@@ -101,7 +102,10 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
     for node in fgraph.toposort():
         if node in producers:  # computed inside the reduction it feeds
             continue
-        kernel, reason = (fused[node][0], None) if node in fused else kernel_for(node)
+        if node in fused:
+            kernel, reason = fused[node][0], None
+        else:
+            kernel, reason = kernel_for(drawing_form(fgraph, node))
         if reason is not None:
             fallbacks[node] = reason
         position = len(kernels)  # kernels are k0, k1, ... in order (the disk cache relies on it)

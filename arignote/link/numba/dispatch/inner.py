@@ -29,6 +29,7 @@ from arignote.link.numba.dispatch.basic import (
     constant_expression,
     kernel_for,
 )
+from arignote.link.numba.dispatch.random import drawing_form
 from arignote.tensor.type import TensorType
 
 #: The rewrite phases of a native inner graph, in the order of the ``fast_run`` pipeline.
@@ -123,7 +124,7 @@ class _Writer:
 
     def _call(self, node: Apply, indent: str) -> list[str]:
         position = self.position[node]
-        kernel, reason = kernel_for(node)
+        kernel, reason = kernel_for(drawing_form(self.fgraph, node))
         if reason is not None:
             self.fallbacks[node] = reason
         self.namespace[f"k{position}"] = kernel

@@ -12,12 +12,16 @@ The Python VM's ``perform`` validates parameters and shapes and raises NumPy's e
 kernel checks the same conditions (more strictly: non-finite parameters included) and, where
 one fails, runs ``perform`` in object mode, which raises the error (or draws) exactly as the
 VM does. A non-inplace op draws from a copy of its input generator (made in object mode),
-as ``perform`` does; an inplace op advances the generator it is given.
+as ``perform`` does; an inplace op advances the generator it is given. A non-inplace draw
+whose generator was just made by another draw and is read by nothing else takes the inplace
+kernel (:func:`drawing_form`): nobody can see the difference, and a chain of ``k`` draws
+copies once, not ``k`` times.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -121,6 +125,22 @@ copy_rng = compile_source(
     "copy_rng",
     {"generator": rng_numba_type(), "copy_generator": copy_generator},
 )
+
+
+def drawing_form(fgraph: Any, node: Apply) -> Apply:
+    """The node whose kernel computes ``node`` in ``fgraph``: ``node`` itself, or, for a draw
+    from a fresh generator (see the module docstring), its inplace form."""
+    if not isinstance(node.op, RandomVariable) or node.op.inplace:
+        return node
+    rng = node.inputs[0]
+    source = rng.owner
+    fresh = (
+        source is not None
+        and isinstance(source.op, RandomVariable)
+        and not source.op.inplace  # its output is a copy, not a generator it was given
+        and fgraph.clients.get(rng) == [(node, 0)]  # no other reader, no function output
+    )
+    return node.op.clone_with(inplace=True).make_node(*node.inputs) if fresh else node
 
 
 @numba_funcify.register(RandomVariable)
@@ -279,4 +299,4 @@ class _KernelWriter:
         return self.op.name == "integers" and not any(p.type.ndim for p in self.node.inputs[2:])
 
 
-__all__ = ["NOT_NATIVE", "copy_rng"]
+__all__ = ["NOT_NATIVE", "copy_rng", "drawing_form"]
