@@ -6,9 +6,11 @@ constants as globals, and compiles it with ``numba.njit`` as a whole: a call of 
 function is one native call. Numba compiles it at the first call, for the argument types of
 that call (later calls with the same types reuse the machine code).
 
-A graph holding values that cannot enter native code (random generators, Python objects) runs
-on the Python VM as a whole; :data:`WHOLE_GRAPH_FALLBACKS` lists those types with the
-reason, and ``runner.fallbacks`` says which nodes did not run natively, and why.
+Random generators enter native code as they are (numba draws from a ``numpy.random.Generator``
+and advances the Python object's state; see :mod:`.dispatch.random`). A graph holding values
+that cannot enter native code (float16 values, other Python objects) runs on the Python VM as
+a whole (:data:`WHOLE_GRAPH_FALLBACKS` lists such types by name with the reason; none today),
+and ``runner.fallbacks`` says which nodes did not run natively, and why.
 """
 
 from __future__ import annotations
