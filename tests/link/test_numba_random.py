@@ -312,3 +312,19 @@ def test_an_op_from_graph_holding_a_generator_runs_natively():
     native = arignote.function([outer_rng, outer_mu], outputs, mode="NUMBA")
     vm = arignote.function([outer_rng, outer_mu], outputs, mode="VM")
     assert_same_draws(native, vm, np.random.default_rng(2), [np.arange(3.0)])
+
+
+def test_generators_passed_through_are_copied_as_on_the_vm():
+    """A constant or input generator returned as an output is a copy in the same state."""
+    constant = random_generator_type.make_constant(np.random.default_rng(1))
+    x, rng = pt.dvector("x"), random_generator_type("rng")
+    outputs = [constant, x * 2, rng]
+    native = arignote.function([x, rng], outputs, mode="NUMBA")
+    vm = arignote.function([x, rng], outputs, mode="VM")
+    given = np.random.default_rng(5)
+    for fn in (native, vm):
+        got_constant, _, got_rng = fn(np.ones(2), given)
+        assert got_constant is not constant.data and got_rng is not given
+        assert random_generator_type.values_eq(got_constant, constant.data)
+        assert random_generator_type.values_eq(got_rng, given)
+    assert native.runner.fallbacks == {}

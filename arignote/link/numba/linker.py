@@ -122,7 +122,8 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
     results = [_result(v, names, namespace) for v in fgraph.outputs]
     lines.append(f"    return ({''.join(r + ', ' for r in results)})")
     source = "\n".join(lines) + "\n"
-    if not fallbacks and cacheable(kernels):
+    # generator constants (``g<n>`` getters, see constant_expression) cannot be written out
+    if not fallbacks and cacheable(kernels) and not any(k.startswith("g") for k in namespace):
         constants = {k: v for k, v in namespace.items() if k.startswith("c")}
         cached = load_graph(kernels, source, constants)  # None: no usable cache directory
         if cached is not None:
