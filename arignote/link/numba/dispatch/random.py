@@ -20,7 +20,7 @@ copies once, not ``k`` times.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
@@ -127,19 +127,23 @@ copy_rng = compile_source(
 )
 
 
-def drawing_form(fgraph: Any, node: Apply) -> Apply:
+def drawing_form(fgraph: Any, node: Apply, fresh_inputs: Collection = ()) -> Apply:
     """The node whose kernel computes ``node`` in ``fgraph``: ``node`` itself, or, for a draw
-    from a fresh generator (see the module docstring), its inplace form."""
+    from a fresh generator (see the module docstring), its inplace form.
+
+    ``fresh_inputs``: inputs of ``fgraph`` holding generators the caller made for it alone
+    (a native loop's states, copied once before the loop).
+    """
     if not isinstance(node.op, RandomVariable) or node.op.inplace:
         return node
     rng = node.inputs[0]
     source = rng.owner
-    fresh = (
+    made_here = (
         source is not None
         and isinstance(source.op, RandomVariable)
         and not source.op.inplace  # its output is a copy, not a generator it was given
-        and fgraph.clients.get(rng) == [(node, 0)]  # no other reader, no function output
     )
+    fresh = (made_here or rng in fresh_inputs) and fgraph.clients.get(rng) == [(node, 0)]
     return node.op.clone_with(inplace=True).make_node(*node.inputs) if fresh else node
 
 

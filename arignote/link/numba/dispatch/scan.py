@@ -13,7 +13,8 @@ generated loop calling it once per step, with the buffer layout of the Python VM
 * a ``while`` loop (``until``) stops after the first step whose condition is true.
 
 Untraced states (random generators) are local variables fed back from step to step, their
-last values returned (the initial value itself after zero steps, as on the VM). Gradient
+last values returned (the initial value itself after zero steps, as on the VM); each is
+copied once before the first step, and the steps' draws advance that copy in place. Gradient
 loops are Scans of the same layout, so they run natively too. Loops with a non-native inner
 node run ``perform`` in object mode (registered as the ``Scan`` fallback).
 """
@@ -28,14 +29,20 @@ import numpy as np
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.link.numba.dispatch.basic import BY_NAME, compile_source
 from arignote.link.numba.dispatch.inner import aliasing_outputs, inner_function, rewrite_inner
+from arignote.link.numba.dispatch.random import copy_rng
+from arignote.tensor.random.type import RandomGeneratorType
 
 
 def _scan(op: Any, node: Apply) -> Callable:
     fgraph = rewrite_inner(op.inner_inputs, op.inner_outputs)
-    inner = inner_function(fgraph, "Scan")
+    # the loop's generator states are copied once before the first step (see _LoopWriter):
+    # the steps' draws may then advance them in place
+    states = fgraph.inputs[op.inner_slices()["untraced"]]
+    inner = inner_function(fgraph, "Scan", fresh_inputs=states)
     writer = _LoopWriter(op, node, aliasing_outputs(fgraph))
     source = writer.source()  # fills writer.namespace
-    return compile_source(source, "kernel", {"inner": inner, **writer.namespace})
+    namespace = {"inner": inner, "copy_rng": copy_rng, **writer.namespace}
+    return compile_source(source, "kernel", namespace)
 
 
 BY_NAME["arignote.scan.op.Scan"] = _scan
@@ -103,6 +110,13 @@ class _LoopWriter:
             ndim = self.node.outputs[info.n_traced + m].type.ndim
             zeros = "(" + "0, " * ndim + ")"
             self._line(f"m{m} = np.empty({zeros}, {self._dtype(info.n_traced + m)})")
+        outer = self.node.inputs[self.op.outer_slices()["untraced"]]
+        for state, var in zip(self.states, outer):
+            if not isinstance(var.type, RandomGeneratorType):
+                continue
+            # a private copy, advanced in place by the steps' draws
+            self._line("if n > 0:")
+            self._line(f"{state} = copy_rng({state})", 2)
         self._line("steps = 0")
 
     # -- the loop ---------------------------------------------------------------------------
