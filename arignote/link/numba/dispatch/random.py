@@ -13,9 +13,10 @@ kernel checks the same conditions (more strictly: non-finite parameters included
 one fails, runs ``perform`` in object mode, which raises the error (or draws) exactly as the
 VM does. A non-inplace op draws from a copy of its input generator (made in object mode),
 as ``perform`` does; an inplace op advances the generator it is given. A non-inplace draw
-whose generator was just made by another draw and is read by nothing else takes the inplace
-kernel (:func:`drawing_form`): nobody can see the difference, and a chain of ``k`` draws
-copies once, not ``k`` times.
+whose generator was just made by another draw, or is a shared generator the function
+replaces after the call, and is read by nothing else takes the inplace kernel
+(:func:`drawing_form`), as the VM's in-place rewrite does: a chain of ``k`` draws copies at
+most once, not ``k`` times.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from arignote.link.numba.dispatch.basic import (
     rng_numba_type,
 )
 from arignote.tensor.random.op import RandomVariable
+from arignote.tensor.random.rewriting import destroyable_input
 from arignote.tensor.random.type import copy_generator, is_none_const
 
 # -- conditions on one parameter value ``{x}`` under which the native draw is NumPy's ---------
@@ -143,7 +145,12 @@ def drawing_form(fgraph: Any, node: Apply, fresh_inputs: Collection = ()) -> App
         and isinstance(source.op, RandomVariable)
         and not source.op.inplace  # its output is a copy, not a generator it was given
     )
-    fresh = (made_here or rng in fresh_inputs) and fgraph.clients.get(rng) == [(node, 0)]
+    # an input the function replaces after the call (an updated shared generator): the VM's
+    # in-place rewrite advances it in place too
+    replaced = rng.owner is None and destroyable_input(fgraph, rng)
+    fresh = (made_here or replaced or rng in fresh_inputs) and fgraph.clients.get(rng) == [
+        (node, 0)
+    ]
     return node.op.clone_with(inplace=True).make_node(*node.inputs) if fresh else node
 
 
