@@ -172,12 +172,13 @@ def _sampler(op: RandomVariable, node: Apply) -> tuple[str, tuple[str, ...], str
     key = type(op).__name__
     if op.ndim_supp != 0 or any(op.ndims_params):
         raise NotNative(key, "vector-valued draws (core dimensions) are drawn by perform")
+    known = op.name in _SAMPLERS or op.name in ("integers", "standard_exponential")
+    if not known or type(op).__module__ not in _OWN_MODULES:
+        raise NotNative(key, NOT_NATIVE.get(op.name, "no native sampler"))
     if op.name == "integers":
         return _integers(op, node)
     if op.name == "standard_exponential":
         return (f"rng.standard_exponential(dtype=DT, method='{op.method}')", (), "")
-    if op.name not in _SAMPLERS or type(op).__module__ not in _OWN_MODULES:
-        raise NotNative(key, NOT_NATIVE.get(op.name, "no native sampler"))
     if op.name == "binomial" and not node.inputs[2].type.dtype.startswith(("int", "uint")):
         raise NotNative(key, "a float n: NumPy's conversion of it to int64 is left to perform")
     return _SAMPLERS[op.name]
@@ -194,8 +195,8 @@ def _integers(op: RandomVariable, node: Apply) -> tuple[str, tuple[str, ...], st
         # NumPy's loop over array bounds draws small integers from a fresh 32-bit buffer
         # per entry, which numba's sampler does not reproduce (its scalar fill it does).
         raise NotNative(key, f"{op.dtype} draws with array bounds: NumPy's buffering differs")
-    info = np.iinfo(np.int8) if op.dtype == "bool" else np.iinfo(op.dtype)
-    low, high = (0, 1) if op.dtype == "bool" else (int(info.min), int(info.max))
+    info = np.iinfo(op.dtype) if op.dtype != "bool" else None
+    low, high = (0, 1) if info is None else (int(info.min), int(info.max))
     top = "x1 <= " + (str(high) if op.endpoint else str(high + 1))
     order = "x0 <= x1" if op.endpoint else "x0 < x1"
     if op.dtype == "int64":  # any int64 bounds lie in the range
