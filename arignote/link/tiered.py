@@ -39,6 +39,7 @@ import numpy as np
 from arignote.config import config
 from arignote.link.basic import Runner
 from arignote.link.vm import VMLinker, VMRunner
+from arignote.tensor.random.type import copy_generator
 
 #: Calls after which a function is hot (the native version is compiled in the background).
 HOT_CALLS = 2000
@@ -208,7 +209,7 @@ class TieredRunner(Runner):
                 return
             self.vm.generate()  # the VM's final form (no-op when it stays interpreted)
             self.run = self.vm.run
-            samples = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
+            samples = [_sample(v) for v in inputs]
             self._thread = threading.Thread(
                 target=self._compile, args=(samples,), name="arignote-native", daemon=True
             )
@@ -229,6 +230,14 @@ class TieredRunner(Runner):
         self.fallbacks = native.fallbacks
         self.native = native
         self.run = native.run  # one assignment: every later call runs natively
+
+
+def _sample(value: Any) -> Any:
+    """A copy of an input value kept for the check of the native version: arrays and random
+    generators (the calls that follow advance a shared one)."""
+    if isinstance(value, np.random.Generator):
+        return copy_generator(value)
+    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 @atexit.register

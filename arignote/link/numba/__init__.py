@@ -9,8 +9,9 @@ generated Python function calling each node's kernel in topological order, compi
 registered per op class with :func:`numba_funcify` in ``dispatch/<family>.py``. A node without
 a native kernel runs its ``perform`` in object mode; :data:`FALLBACKS` lists every op allowed
 to do so with the reason, and ``f.runner.fallbacks`` maps the nodes of a compiled function
-that do to the reason (``native_report(f.runner)`` prints it per node). A graph with random
-generators as inputs or outputs runs on the Python VM as a whole
+that do to the reason (``native_report(f.runner)`` prints it per node). Random draws are
+native, with NumPy's numbers for the same generator state (``dispatch/random.py``); a graph
+holding values numba cannot take (float16) runs on the Python VM as a whole
 (:data:`WHOLE_GRAPH_FALLBACKS`). The default mode is tiered (:mod:`arignote.link.tiered`):
 the VM first, then, once a function is hot, native code compiled in a background thread by
 :mod:`arignote.link.numba.tiered`. Native code is cached on disk and shared by processes

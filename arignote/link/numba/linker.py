@@ -6,9 +6,11 @@ constants as globals, and compiles it with ``numba.njit`` as a whole: a call of 
 function is one native call. Numba compiles it at the first call, for the argument types of
 that call (later calls with the same types reuse the machine code).
 
-A graph holding values that cannot enter native code (random generators, Python objects) runs
-on the Python VM as a whole; :data:`WHOLE_GRAPH_FALLBACKS` lists those types with the
-reason, and ``runner.fallbacks`` says which nodes did not run natively, and why.
+Random generators enter native code as they are (numba draws from a ``numpy.random.Generator``
+and advances the Python object's state; see :mod:`.dispatch.random`). A graph holding values
+that cannot enter native code (float16 values, other Python objects) runs on the Python VM as
+a whole (:data:`WHOLE_GRAPH_FALLBACKS` lists such types by name with the reason; none today),
+and ``runner.fallbacks`` says which nodes did not run natively, and why.
 """
 
 from __future__ import annotations
@@ -26,19 +28,19 @@ from arignote.link.numba.cache import cacheable, load_graph
 from arignote.link.numba.dispatch import (
     NotNative,
     compile_source,
+    constant_expression,
     fused_reductions,
     kernel_for,
     numba_type,
 )
 from arignote.link.numba.dispatch.inner import graph_function, is_lazy_graph
+from arignote.link.numba.dispatch.random import drawing_form
 from arignote.link.vm import VMLinker
 from arignote.tensor.type import TensorType
 
 #: Value types that cannot enter native code: a graph with one as input or output runs on the
 #: Python VM (by type name, with the reason).
-WHOLE_GRAPH_FALLBACKS: dict[str, str] = {
-    "RandomGeneratorType": "a NumPy Generator is a Python object numba cannot take as argument",
-}
+WHOLE_GRAPH_FALLBACKS: dict[str, str] = {}
 
 
 class NumbaLinker(JITLinker):
@@ -102,7 +104,10 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
     for node in fgraph.toposort():
         if node in producers:  # computed inside the reduction it feeds
             continue
-        kernel, reason = (fused[node][0], None) if node in fused else kernel_for(node)
+        if node in fused:
+            kernel, reason = fused[node][0], None
+        else:
+            kernel, reason = kernel_for(drawing_form(fgraph, node))
         if reason is not None:
             fallbacks[node] = reason
         position = len(kernels)  # kernels are k0, k1, ... in order (the disk cache relies on it)
@@ -117,7 +122,8 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
     results = [_result(v, names, namespace) for v in fgraph.outputs]
     lines.append(f"    return ({''.join(r + ', ' for r in results)})")
     source = "\n".join(lines) + "\n"
-    if not fallbacks and cacheable(kernels):
+    # generator constants (``g<n>`` getters, see constant_expression) cannot be written out
+    if not fallbacks and cacheable(kernels) and not any(k.startswith("g") for k in namespace):
         constants = {k: v for k, v in namespace.items() if k.startswith("c")}
         cached = load_graph(kernels, source, constants)  # None: no usable cache directory
         if cached is not None:
@@ -168,9 +174,7 @@ def _boundary(fgraph: FunctionGraph, graph: Callable, packed: bool = False) -> C
 def _name_of(var: Variable, names: dict, namespace: dict) -> str:
     """The expression for ``var`` in the generated code (constants become globals)."""
     if isinstance(var, Constant):
-        name = f"c{len(namespace)}"
-        namespace[name] = var.data
-        return name
+        return constant_expression(var.data, namespace)
     return names[var]
 
 

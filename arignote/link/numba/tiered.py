@@ -19,6 +19,7 @@ from arignote.graph.fg import FunctionGraph
 from arignote.link.basic import Runner
 from arignote.link.jit import JITRunner
 from arignote.link.numba.linker import convert, native_runner, whole_graph_fallback
+from arignote.tensor.random.type import copy_generator, random_generator_type
 
 
 def compile_checked(
@@ -39,7 +40,7 @@ def compile_checked(
     # The caller already saw this call's floating-point warnings (errstate is per thread).
     with np.errstate(all="ignore"):
         expected = vm.run([_copy(v) for v in samples])
-        got = native.run(samples)  # numba compiles for these argument types here
+        got = native.run([_copy(v) for v in samples])  # numba compiles for these types here
     mismatch = first_mismatch(expected, got)
     if mismatch is not None:
         return None, f"native output {mismatch} differs from the VM's; kept the VM"
@@ -82,6 +83,10 @@ def first_mismatch(expected: Sequence[Any], got: Sequence[Any]) -> int | None:
     if len(expected) != len(got):
         return 0
     for index, (a, b) in enumerate(zip(expected, got)):
+        if isinstance(a, np.random.Generator) or isinstance(b, np.random.Generator):
+            if not random_generator_type.values_eq(a, b):  # generators: the same state
+                return index
+            continue
         a, b = np.asarray(a), np.asarray(b)
         if a.dtype != b.dtype or a.shape != b.shape or not _close(a, b):
             return index
@@ -97,6 +102,10 @@ def _close(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _copy(value: Any) -> Any:
+    # A generator is copied too: each run draws from the sampled state, and neither advances
+    # the caller's generator (the VM's in-place draws would).
+    if isinstance(value, np.random.Generator):
+        return copy_generator(value)
     return value.copy() if isinstance(value, np.ndarray) else value
 
 

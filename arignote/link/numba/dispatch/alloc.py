@@ -7,9 +7,11 @@ from collections.abc import Callable
 
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import BY_NAME, compile_source, numba_funcify
+from arignote.link.numba.dispatch.random import copy_rng
 from arignote.tensor.alloc import Alloc
 from arignote.tensor.basic import MakeVector, ScalarFromTensor, TensorFromScalar
 from arignote.tensor.join import Join
+from arignote.tensor.random.type import RandomGeneratorType
 
 
 def _arguments(node: Apply) -> str:
@@ -70,6 +72,8 @@ def _scalar_from_tensor(op: ScalarFromTensor, node: Apply) -> Callable:
 
 
 def _deep_copy(op, node: Apply) -> Callable:
+    if isinstance(node.inputs[0].type, RandomGeneratorType):
+        return copy_rng  # an independent generator in the same state, made in object mode
     return _kernel("def kernel(x):\n    return x.copy()\n")
 
 

@@ -22,6 +22,7 @@ import numba
 from arignote.graph.basic import Apply
 from arignote.graph.op import Op
 from arignote.link.numba.dispatch.fallbacks import FALLBACKS as FALLBACKS  # the registry
+from arignote.tensor.random.type import NoneTypeT, RandomGeneratorType
 from arignote.tensor.type import TensorType
 
 #: Kernel factories for op classes defined above this layer (``arignote.compile``), which this
@@ -77,10 +78,47 @@ def numba_type(var: Any) -> Any:
         raise NotNative(type(vtype).__name__, "numba has no data model for float16 values")
     if isinstance(vtype, TensorType):
         return numba.types.Array(numba.from_dtype(np.dtype(vtype.dtype)), vtype.ndim, "A")
+    if isinstance(vtype, RandomGeneratorType):
+        return rng_numba_type()
+    if isinstance(vtype, NoneTypeT):  # an omitted optional input (size=None)
+        return numba.types.none
     dtype = getattr(vtype, "dtype", None)
     if dtype is not None:  # scalar types
         return numba.from_dtype(np.dtype(dtype))
     raise NotNative(type(vtype).__name__, f"values of type {vtype} cannot enter native code")
+
+
+def rng_numba_type() -> Any:
+    """The numba type of ``numpy.random.Generator`` values (numba takes them as arguments and
+    draws from them natively, advancing the Python object's state)."""
+    return numba.typeof(_A_GENERATOR)
+
+
+_A_GENERATOR = np.random.default_rng(0)
+
+_CONSTANT_RNG_SOURCE = """\
+def get():
+    with numba.objmode(value=generator):
+        value = constant
+    return value
+"""
+
+
+def constant_expression(value: Any, namespace: dict[str, Any]) -> str:
+    """The expression for a constant in generated code, its value put in ``namespace``.
+
+    Arrays and numbers become globals (numba freezes them into the machine code). A generator
+    cannot be frozen: a getter hands the very object over from the interpreter, as the VM's
+    storage does.
+    """
+    if isinstance(value, np.random.Generator):
+        name = f"g{len(namespace)}"
+        getter = {"generator": rng_numba_type(), "constant": value}
+        namespace[name] = compile_source(_CONSTANT_RNG_SOURCE, "get", getter)
+        return f"{name}()"
+    name = f"c{len(namespace)}"
+    namespace[name] = value
+    return name
 
 
 def compile_source(source: str, name: str, namespace: dict[str, Any]) -> Callable:
@@ -131,6 +169,8 @@ def _python_perform(node: Apply) -> Callable:
 def _value_maker(var: Any) -> Callable[[Any], Any]:
     """Converts a ``perform`` result to what native code expects for ``var``: an ndarray of
     its dtype for tensors (a view stays a view), a NumPy scalar for scalars."""
+    if not hasattr(var.type, "dtype"):  # generators (and None) go back to native code as is
+        return lambda value: value
     dtype = np.dtype(var.type.dtype)
     if isinstance(var.type, TensorType):
         return lambda value: np.asarray(value, dtype=dtype)

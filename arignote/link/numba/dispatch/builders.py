@@ -38,7 +38,8 @@ def _delivered(name: str, var: Any, risky: bool) -> str:
     # the inner graph returns 0-d tensors as numbers: kernels exchange 0-d arrays
     if isinstance(var.type, TensorType) and var.type.ndim == 0:
         return f"np.asarray({name})"
-    return f"{name}.copy()" if risky else name
+    # a generator passed through is handed over as is (the VM's inner function does too)
+    return f"{name}.copy()" if risky and isinstance(var.type, TensorType) else name
 
 
 BY_NAME["arignote.compile.builders.OpFromGraph"] = _op_from_graph

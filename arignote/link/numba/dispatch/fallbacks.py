@@ -25,9 +25,14 @@ _ADVANCED = (
 )
 
 _LOOP = (
-    "a loop or inner graph holding an untraced state (a random generator) or a node without a "
-    "native kernel runs perform (the Python VM's loop) in object mode"
+    "a loop or inner graph holding a node without a native kernel (or, for Scan, an untraced "
+    "state: a random generator) runs perform (the Python VM's loop) in object mode"
 )
+_RANDOM_VECTOR = (
+    "vector-valued draws (core dimensions, NumPy's per-batch-entry calls) and index draws: "
+    "numba's Generator has no such sampler, perform draws in object mode"
+)
+_RANDOM_SCIPY = "drawn through SciPy's rvs (numba has no SciPy samplers): perform in object mode"
 _UNSHARED = "unshared kernels (one per output position) are not written natively"
 
 FALLBACKS: dict[str, str] = {
@@ -45,6 +50,35 @@ FALLBACKS: dict[str, str] = {
         ["Angle", "Complex", "Conj", "Imag", "Real"],
         "complex64 values: numba's complex64 arithmetic is not NumPy's (complex128 is native)",
     ),
+    # random variables (dispatch/random.py): samplers numba lacks or draws differently
+    "WaldRV": "numba's wald sampler rounds differently from NumPy's (draws differ in last bits)",
+    **dict.fromkeys(
+        ["GumbelRV", "VonMisesRV", "HyperGeometricRV"],
+        "numba's Generator has no such sampler: perform draws in object mode",
+    ),
+    **dict.fromkeys(
+        [
+            "MvNormalRV",
+            "DirichletRV",
+            "MultinomialRV",
+            "MultivariateHypergeometricRV",
+            "CategoricalRV",
+            "ChoiceRV",
+            "PermutationRV",
+            "PermutedRV",
+        ],
+        _RANDOM_VECTOR,
+    ),
+    **dict.fromkeys(
+        ["BetaBinomialRV", "GenGammaRV", "InvGammaRV", "StudentTLocScaleRV", "TruncExponentialRV"],
+        _RANDOM_SCIPY,
+    ),
+    "IntegersRV": (
+        "float bounds, uint64 draws, or bool/8/16-bit draws with array bounds (NumPy refills a "
+        "32-bit buffer per entry there, numba does not): perform in object mode"
+    ),
+    "BinomialRV": "a float n (NumPy's conversion of it to int64 is left to perform)",
+    "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
     # linalg
     **dict.fromkeys(

@@ -14,7 +14,7 @@ op does not go through ``function``: the order repeats the one of
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from arignote.graph.basic import Apply, Constant, Variable
@@ -23,7 +23,13 @@ from arignote.graph.fg import FunctionGraph
 from arignote.graph.lazy import ALWAYS, lazy_regions
 from arignote.graph.rewriting.basic import MergeOptimizer
 from arignote.graph.rewriting.db import DEFAULT_EXCLUDED, phase_rewriter
-from arignote.link.numba.dispatch.basic import NotNative, compile_source, kernel_for
+from arignote.link.numba.dispatch.basic import (
+    NotNative,
+    compile_source,
+    constant_expression,
+    kernel_for,
+)
+from arignote.link.numba.dispatch.random import drawing_form
 from arignote.tensor.type import TensorType
 
 #: The rewrite phases of a native inner graph, in the order of the ``fast_run`` pipeline.
@@ -45,10 +51,11 @@ def rewrite_inner(inputs: Sequence[Variable], outputs: Sequence[Variable]) -> Fu
     return fgraph
 
 
-def inner_function(fgraph: FunctionGraph, owner: str) -> Any:
+def inner_function(fgraph: FunctionGraph, owner: str, fresh_inputs: Collection = ()) -> Any:
     """The jitted function of a (rewritten) inner graph; raises ``NotNative`` (under ``owner``,
-    the op class name) when a node of it has no native kernel."""
-    jitted, fallbacks = graph_function(fgraph)
+    the op class name) when a node of it has no native kernel. ``fresh_inputs``: generator
+    inputs its draws may advance in place (see ``dispatch.random.drawing_form``)."""
+    jitted, fallbacks = graph_function(fgraph, fresh_inputs)
     for node, why in fallbacks.items():
         raise NotNative(owner, f"its inner node {node} is not native ({why.reason})")
     return jitted
@@ -66,12 +73,14 @@ def _may_alias(var: Variable) -> bool:
     return op is None or bool(getattr(op, "view_map", None) or getattr(op, "destroy_map", None))
 
 
-def graph_function(fgraph: FunctionGraph) -> tuple[Callable, dict[Apply, NotNative]]:
+def graph_function(
+    fgraph: FunctionGraph, fresh_inputs: Collection = ()
+) -> tuple[Callable, dict[Apply, NotNative]]:
     """``graph(*inputs) -> tuple`` compiled by numba, and the nodes running in object mode.
 
     A 0-d tensor output leaves as a number (``value[()]``), as in the linker's graph function.
     """
-    writer = _Writer(fgraph)
+    writer = _Writer(fgraph, fresh_inputs)
     source = writer.source()
     return compile_source(source, "graph", writer.namespace), writer.fallbacks
 
@@ -88,8 +97,9 @@ def _qualified(op: Any) -> str:
 class _Writer:
     """Writes the source of a graph function; nodes of a lazy branch go inside its ``if``."""
 
-    def __init__(self, fgraph: FunctionGraph) -> None:
+    def __init__(self, fgraph: FunctionGraph, fresh_inputs: Collection = ()) -> None:
         self.fgraph = fgraph
+        self.fresh_inputs = frozenset(fresh_inputs)
         self.names: dict[Variable, str] = {v: f"i{k}" for k, v in enumerate(fgraph.inputs)}
         self.namespace: dict[str, Any] = {}
         self.fallbacks: dict[Apply, NotNative] = {}
@@ -118,7 +128,7 @@ class _Writer:
 
     def _call(self, node: Apply, indent: str) -> list[str]:
         position = self.position[node]
-        kernel, reason = kernel_for(node)
+        kernel, reason = kernel_for(drawing_form(self.fgraph, node, self.fresh_inputs))
         if reason is not None:
             self.fallbacks[node] = reason
         self.namespace[f"k{position}"] = kernel
@@ -154,9 +164,7 @@ class _Writer:
     def _name(self, var: Variable) -> str:
         """The expression for ``var`` (constants become globals)."""
         if isinstance(var, Constant):
-            name = f"c{len(self.namespace)}"
-            self.namespace[name] = var.data
-            return name
+            return constant_expression(var.data, self.namespace)
         return self.names[var]
 
     def _result(self, var: Variable) -> str:

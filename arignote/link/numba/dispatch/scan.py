@@ -12,9 +12,11 @@ generated loop calling it once per step, with the buffer layout of the Python VM
   allocated from the first step's row shape;
 * a ``while`` loop (``until``) stops after the first step whose condition is true.
 
-Gradient loops are Scans of the same layout, so they run natively too. Loops with untraced
-states (random generators: Python objects) or a non-native inner node run ``perform`` in
-object mode (registered as the ``Scan`` fallback).
+Untraced states (random generators) are local variables fed back from step to step, their
+last values returned (the initial value itself after zero steps, as on the VM); each is
+copied once before the first step, and the steps' draws advance that copy in place. Gradient
+loops are Scans of the same layout, so they run natively too. Loops with a non-native inner
+node run ``perform`` in object mode (registered as the ``Scan`` fallback).
 """
 
 from __future__ import annotations
@@ -25,20 +27,23 @@ from typing import Any
 import numpy as np
 
 from arignote.graph.basic import Apply, Constant, Variable
-from arignote.link.numba.dispatch.basic import BY_NAME, NotNative, compile_source
+from arignote.link.numba.dispatch.basic import BY_NAME, compile_source
 from arignote.link.numba.dispatch.inner import aliasing_outputs, inner_function, rewrite_inner
+from arignote.link.numba.dispatch.random import copy_rng
+from arignote.tensor.random.type import RandomGeneratorType
 from arignote.tensor.type import TensorType
 
 
 def _scan(op: Any, node: Apply) -> Callable:
-    info = op.info
-    if info.n_untraced:
-        raise NotNative("Scan", "a loop with untraced states (random generators)")
     fgraph = rewrite_inner(op.inner_inputs, op.inner_outputs)
-    inner = inner_function(fgraph, "Scan")
+    # the loop's generator states are copied once before the first step (see _LoopWriter):
+    # the steps' draws may then advance them in place
+    states = fgraph.inputs[op.inner_slices()["untraced"]]
+    inner = inner_function(fgraph, "Scan", fresh_inputs=states)
     writer = _LoopWriter(op, node, aliasing_outputs(fgraph))
     source = writer.source()  # fills writer.namespace
-    return compile_source(source, "kernel", {"inner": inner, **writer.namespace})
+    namespace = {"inner": inner, "copy_rng": copy_rng, **writer.namespace}
+    return compile_source(source, "kernel", namespace)
 
 
 BY_NAME["arignote.scan.op.Scan"] = _scan
@@ -55,12 +60,14 @@ class _LoopWriter:
         n_seq, n_tr, n_map = info.n_seqs, info.n_traced, info.n_mapped
         self.seqs = [f"s{k}" for k in range(n_seq)]
         self.inits = [f"x{j}" for j in range(n_tr)]
+        self.states = [f"u{k}" for k in range(info.n_untraced)]
         self.nonseqs = [f"p{k}" for k in range(info.n_nonseqs)]
-        self.outs = [f"o{k}" for k in range(n_tr + n_map + int(info.as_while))]
+        n_out = n_tr + n_map + info.n_untraced + int(info.as_while)
+        self.outs = [f"o{k}" for k in range(n_out)]
         self.lines: list[str] = []
 
     def source(self) -> str:
-        args = ["n_steps", *self.seqs, *self.inits, *self.nonseqs]
+        args = ["n_steps", *self.seqs, *self.inits, *self.states, *self.nonseqs]
         self.lines = [f"def kernel({', '.join(args)}):", "    n = n_steps[()]"]
         self._checks()
         self._contiguous()
@@ -117,6 +124,13 @@ class _LoopWriter:
             ndim = self.node.outputs[info.n_traced + m].type.ndim
             zeros = "(" + "0, " * ndim + ")"
             self._line(f"m{m} = np.empty({zeros}, {self._dtype(info.n_traced + m)})")
+        outer = self.node.inputs[self.op.outer_slices()["untraced"]]
+        for state, var in zip(self.states, outer):
+            if not isinstance(var.type, RandomGeneratorType):
+                continue
+            # a private copy, advanced in place by the steps' draws
+            self._line("if n > 0:")
+            self._line(f"{state} = copy_rng({state})", 2)
         self._line("steps = 0")
 
     # -- the loop ---------------------------------------------------------------------------
@@ -128,10 +142,13 @@ class _LoopWriter:
             lag = self.info.lags[j]
             for tap in taps:
                 args.append(self._tap(j, f"(t + {lag + tap}) % size{j}"))
-        args += self.nonseqs
+        args += self.states + self.nonseqs
         self._line(f"{''.join(o + ', ' for o in self.outs)}= inner({', '.join(args)})", 2)
+        first_state = self.info.n_traced + self.info.n_mapped
+        for u, state in enumerate(self.states):
+            self._line(f"{state} = {self.outs[first_state + u]}", 2)
         for k in sorted(self.risky):
-            if self._inner_ndim(k) > 0:
+            if k < first_state and self._inner_ndim(k) > 0:
                 self._line(f"{self.outs[k]} = {self.outs[k]}.copy()", 2)
         for j in range(self.info.n_traced):
             self._write_traced(j)
@@ -184,7 +201,7 @@ class _LoopWriter:
             self.namespace["empty_shapes"] = _empty_shapes(self.op, self.node)
             names = [f"shp{m}" for m in range(info.n_mapped)]
             annotations = ", ".join(f"{name}='int64[:]'" for name in names)
-            args = ", ".join(["n_steps", *self.seqs, *self.inits, *self.nonseqs])
+            args = ", ".join(["n_steps", *self.seqs, *self.inits, *self.states, *self.nonseqs])
             self._line(f"with numba.objmode({annotations}):", 2)
             self._line(f"{''.join(s + ', ' for s in names)}= empty_shapes({args})", 3)
             rows = [tuple(f"{name}[{d}]" for d in range(len(r))) for name, r in zip(names, rows)]
@@ -199,6 +216,7 @@ class _LoopWriter:
         for m in range(info.n_mapped):
             keep = op.keep[info.n_traced + m]
             results.append(self._kept(f"m{m}", f"msize{m}", "steps", keep))
+        results += self.states  # the last states (the initial ones after zero steps)
         # one output: the value itself (the graph function unpacks tuples only for several)
         listed = results[0] if len(results) == 1 else "".join(r + ", " for r in results)
         self._line(f"return {listed}")
