@@ -42,6 +42,11 @@ FALLBACKS: dict[str, str] = {
     "Factorial": _SCIPY,
     "Polygamma": _SCIPY,
     **dict.fromkeys(
+        ["Erf", "Erfc", "Erfcx", "Gamma", "Psi"],
+        "complex arguments: cython_special's complex entry points take and return C complex "
+        "values by value, which ctypes cannot call (float arguments are native)",
+    ),
+    **dict.fromkeys(
         ["Angle", "Complex", "Conj", "Imag", "Real"],
         "complex64 values: numba's complex64 arithmetic is not NumPy's (complex128 is native)",
     ),
