@@ -127,8 +127,11 @@ def _factorial(op, dtypes):
     return "where(flt(x0) < 0, 0.0, sp.gamma(flt(x0) + 1.0))"  # n! = Gamma(n + 1), 0 below 0
 
 
-# x log(y) and x log(1 + y), 0 where x = 0 unless y is NaN: SciPy's own definitions
-_XLOGY = "where(xp.logical_and(x0 == 0, xp.logical_not(xp.isnan(x1))), 0.0, x0 * xp.{}(x1))"
+# x log(y) and x log(1 + y), 0 where x = 0 unless y is NaN: SciPy's own definitions, in
+# SciPy's float dtypes (integers and booleans in float64)
+_XLOGY = (
+    "where(xp.logical_and(x0 == 0, xp.logical_not(xp.isnan(x1))), 0.0, flt(x0) * xp.{}(flt(x1)))"
+)
 
 
 # -- the table ---------------------------------------------------------------------------------
