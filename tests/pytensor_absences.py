@@ -83,10 +83,6 @@ SUBTENSOR_INTERNAL = (
     "an indexing helper of PyTensor's Subtensor implementation; arignote's indexing ops "
     "parse indices in arignote.tensor.index_spec"
 )
-LINALG_NOT_YET = (
-    "tridiagonal LU (LAPACK gttrf/gttrs) is not built: solve a tridiagonal system with the "
-    "dense lu_factor/lu_solve or solve"
-)
 LINALG_GRAPHS = (
     "an Op class that PyTensor wraps around a graph (OpFromGraph) or a base class; arignote "
     "builds kron, tensorinv, tensorsolve and eigvalsh as graphs of its own ops (Eigh, Solve, "
@@ -226,8 +222,6 @@ for _reason, _module, _names in [
     (VECTORIZE_RULE, "pytensor.tensor.extra_ops", "vectorize_cum_op"),
     (LINALG_GRAPHS, "pytensor.tensor.linalg", "BaseBlockDiagonal KroneckerProduct"),
     (LINALG_GRAPHS, "pytensor.tensor.linalg", "TensorInv TensorSolve Eigvalsh"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "LUFactorTridiagonal SolveLUFactorTridiagonal"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "tridiagonal_lu_factor tridiagonal_lu_solve"),
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "constructors decomposition dtype_utils"),
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "products solvers summary"),
     (PY_INTERNAL, "pytensor.tensor.math", "FixedOpCAReduce NonZeroDimsCAReduce makeKeepDims"),

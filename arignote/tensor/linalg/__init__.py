@@ -23,4 +23,5 @@ from arignote.tensor.linalg.schur import *
 from arignote.tensor.linalg.solve import *
 from arignote.tensor.linalg.solve import ChoSolve as CholeskySolve
 from arignote.tensor.linalg.solve import SolveBase
+from arignote.tensor.linalg.tridiagonal import *
 from arignote.tensor.products import matmul, outer, tensordot

@@ -64,6 +64,8 @@ FALLBACKS: dict[str, str] = {
             "Eig",
             "Expm",
             "Lstsq",
+            "LUFactorTridiagonal",
+            "SolveLUFactorTridiagonal",
             "Solve",
             "SolveTriangular",
         ],

@@ -23,7 +23,7 @@ import numpy as np
 
 from arignote.link.numba.dispatch.basic import NotNative
 from arignote.link.numba.dispatch.scipy_special import entry_point
-from arignote.scalar import composite, logical
+from arignote.scalar import composite, logical, rounding
 from arignote.scalar.basic import ScalarOp
 from arignote.scalar.kernels import NoKernel, formula_for
 from numba.np import ufunc_db
@@ -178,6 +178,19 @@ def _isclose(op, args, dtypes):
     if op.equal_nan:
         close = f"({close} or (np.isnan({a}) and np.isnan({b})))"
     return close
+
+
+@override(rounding.RoundHalfToEven)
+def _round_half_to_even(op, args, dtypes):
+    d = op.decimals
+    if dtypes[0] != "float32" or d == 0:
+        return translate(formula_for(op, dtypes), args, dtypes, "RoundHalfToEven")
+    # numba's np.round scales float32 numbers in float64, NumPy in float32 (2.675f rounds to
+    # 2.68 there): NumPy's method with the scale written as a float32 constant
+    scale = f"np.float32({10.0 ** abs(d)!r})"
+    if d > 0:
+        return f"(np.rint({args[0]} * {scale}) / {scale})"
+    return f"(np.rint({args[0]} / {scale}) * {scale})"
 
 
 @override(composite.Composite)
