@@ -50,6 +50,10 @@ FALLBACKS: dict[str, str] = {
         ["Angle", "Complex", "Conj", "Imag", "Real"],
         "complex64 values: numba's complex64 arithmetic is not NumPy's (complex128 is native)",
     ),
+    "Blockwise": (
+        "a stack of core ops (batched linalg, gufunc-like ops): no native batch loop is written "
+        "yet, so the node runs Blockwise.perform (the core op per batch element) in object mode"
+    ),
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
     # linalg
     **dict.fromkeys(
