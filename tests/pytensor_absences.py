@@ -84,9 +84,9 @@ SUBTENSOR_INTERNAL = (
     "parse indices in arignote.tensor.index_spec"
 )
 LINALG_GRAPHS = (
-    "an Op class that PyTensor wraps around a graph (OpFromGraph) or a base class; arignote "
+    "an Op class that PyTensor wraps around a graph (OpFromGraph); arignote "
     "builds kron, tensorinv, tensorsolve and eigvalsh as graphs of its own ops (Eigh, Solve, "
-    "MatrixInverse) and has BlockDiagonal without a separate base"
+    "MatrixInverse)"
 )
 SUBMODULE_LAYOUT = (
     "a PyTensor submodule whose public names arignote exposes elsewhere (or not at all: see "
@@ -220,7 +220,7 @@ for _reason, _module, _names in [
     (PY_INTERNAL, "pytensor.tensor.extra_ops", "SearchsortedOp broadcast_shape_iter"),
     (C_BACKEND, "pytensor.tensor.extra_ops", "CpuContiguous cpu_contiguous"),
     (VECTORIZE_RULE, "pytensor.tensor.extra_ops", "vectorize_cum_op"),
-    (LINALG_GRAPHS, "pytensor.tensor.linalg", "BaseBlockDiagonal KroneckerProduct"),
+    (LINALG_GRAPHS, "pytensor.tensor.linalg", "KroneckerProduct"),
     (LINALG_GRAPHS, "pytensor.tensor.linalg", "TensorInv TensorSolve Eigvalsh"),
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "constructors decomposition dtype_utils"),
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "products solvers summary"),
