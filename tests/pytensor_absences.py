@@ -85,8 +85,7 @@ SUBTENSOR_INTERNAL = (
 )
 LINALG_GRAPHS = (
     "an Op class that PyTensor wraps around a graph (OpFromGraph); arignote "
-    "builds kron, tensorinv, tensorsolve and eigvalsh as graphs of its own ops (Eigh, Solve, "
-    "MatrixInverse)"
+    "builds kron, tensorinv and tensorsolve as graphs of its own ops (Solve, MatrixInverse)"
 )
 SUBMODULE_LAYOUT = (
     "a PyTensor submodule whose public names arignote exposes elsewhere (or not at all: see "
@@ -221,7 +220,7 @@ for _reason, _module, _names in [
     (C_BACKEND, "pytensor.tensor.extra_ops", "CpuContiguous cpu_contiguous"),
     (VECTORIZE_RULE, "pytensor.tensor.extra_ops", "vectorize_cum_op"),
     (LINALG_GRAPHS, "pytensor.tensor.linalg", "KroneckerProduct"),
-    (LINALG_GRAPHS, "pytensor.tensor.linalg", "TensorInv TensorSolve Eigvalsh"),
+    (LINALG_GRAPHS, "pytensor.tensor.linalg", "TensorInv TensorSolve"),
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "constructors decomposition dtype_utils"),
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "products solvers summary"),
     (PY_INTERNAL, "pytensor.tensor.math", "FixedOpCAReduce NonZeroDimsCAReduce makeKeepDims"),

@@ -102,6 +102,24 @@ def _tridiagonal_solve_ref(a, b, b_ndim, transposed=False):
     return np.linalg.solve(np.swapaxes(a, -1, -2) if transposed else a, b)
 
 
+def _eigvalsh_samples(rng):
+    m, q = rng.normal(size=(4, 4)), rng.normal(size=(4, 4))
+    a, b = m + m.T, q @ q.T + 4 * np.eye(4)
+    return [
+        Sample((a,), name="standard"),
+        Sample((a, b), name="generalized"),
+        Sample((a, b), {"lower": False}, name="generalized-upper"),
+    ]
+
+
+def _eigvalsh(a, b=None, lower=True):
+    return la.Eigvalsh(lower)(a, b)
+
+
+def _eigvalsh_ref(a, b=None, lower=True):
+    return scipy.linalg.eigvalsh(a, b, lower=lower)
+
+
 def _schur_samples(rng):
     return [
         Sample((rng.normal(size=(4, 4)),), name="real"),
@@ -149,6 +167,15 @@ register(
         rtol=1e-5,
     ),
     OpInfo("lu_solve", _lu_solve, _lu_solve_ref, _lu_solve_samples, FLOAT_DTYPES, rtol=1e-4),
+    OpInfo(
+        "Eigvalsh",
+        _eigvalsh,
+        _eigvalsh_ref,
+        _eigvalsh_samples,
+        FLOAT_DTYPES,
+        op_class=la.Eigvalsh,
+        rtol=1e-4,
+    ),
     OpInfo(
         "tridiagonal_lu_factor",
         la.tridiagonal_lu_factor,
