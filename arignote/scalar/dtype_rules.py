@@ -255,12 +255,12 @@ def cast_target(dtypes, op):
 
 @with_op
 def round_half_to_even(dtypes, op):
-    """``np.round(x, decimals)``: the input's dtype, booleans as float16 (refused for negative
-    decimals)."""
+    """``np.round(x, decimals)``: the input's dtype, booleans as float16 (refused with
+    decimals other than 0)."""
     if dtypes[0] != "bool":
         return dtypes[0]
-    if op.decimals < 0:
-        raise TypeError("booleans cannot be rounded to tens")
+    if op.decimals != 0:
+        raise TypeError("booleans are rounded to units only (NumPy refuses decimals)")
     return "float16"
 
 

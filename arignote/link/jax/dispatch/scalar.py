@@ -20,7 +20,11 @@ import jax.numpy as jnp
 import jax.scipy.special as jsp
 from arignote.graph.basic import Apply, Constant
 from arignote.graph.codegen import CodeBuilder
-from arignote.link.jax.dispatch.basic import jax_funcify, register_unsupported
+from arignote.link.jax.dispatch.basic import (
+    UnsupportedOpError,
+    jax_funcify,
+    register_unsupported,
+)
 from arignote.scalar.basic import ScalarOp
 from arignote.scalar.composite import Composite
 from arignote.scalar.kernels import NoKernel, formula_for
@@ -45,7 +49,14 @@ class _SciPyNames:
     """The ``sp`` of the kernel formulas: ``jax.scipy.special`` under SciPy's names."""
 
     def __getattr__(self, name: str) -> Callable:
-        return getattr(jsp, _RENAMED.get(name, name))
+        fn = getattr(jsp, _RENAMED.get(name, name))
+
+        def special(*args):
+            # integers and booleans in the default float dtype, as SciPy's float64 loops take
+            # them (JAX would compute small integers in float32)
+            return fn(*(_flt(a) for a in args))
+
+        return special
 
     def has(self, name: str) -> bool:
         return hasattr(jsp, _RENAMED.get(name, name))
@@ -97,6 +108,12 @@ def jax_funcify_ScalarOp(op: ScalarOp, node: Apply | None = None, **kwargs: Any)
         formula = formula_for(op, dtypes)
     except NoKernel as why:
         raise NotImplementedError(f"no JAX function for scalar op {op}: {why}") from None
+    if "sp." in formula and any(np.dtype(d).kind == "c" for d in dtypes):
+        # jax.scipy.special's functions (erf, gamma, digamma...) take real arguments only
+        raise UnsupportedOpError(
+            f"The JAX backend cannot run scalar op {op} on complex inputs "
+            f"({', '.join(dtypes)}): jax.scipy.special takes real arguments only"
+        )
     missing = _missing(formula)
     if missing is not None:
         raise NotImplementedError(f"no JAX function for scalar op {op}: {missing} is missing")
