@@ -264,13 +264,25 @@ def round_half_to_even(dtypes, op):
     return "float16"
 
 
+def polygamma(dtypes):
+    """``scipy.special.polygamma(n, x)``: real ``x`` only; a complex order ``n`` makes the
+    result complex (complex64 with a complex64 ``n`` and a float32 ``x``), otherwise as
+    :func:`scipy_double`."""
+    n, x = dtypes
+    _refuse((x,), "c", "complex")
+    if _kind(n) != "c":
+        return scipy_double(dtypes)
+    return "complex64" if (n, x) == ("complex64", "float32") else "complex128"
+
+
 @with_op
 def factorial(dtypes, op):
     """``scipy.special.factorial``: float64 of integers and floats; int64 of integers only with
     ``exact=True``; booleans and complex numbers refused."""
     _refuse(dtypes, "bc", "boolean or complex")
     if op.exact:
-        _refuse(dtypes, "f", "floating-point")
+        if any(_kind(d) == "f" for d in dtypes):
+            raise TypeError(f"exact=True takes integers only (dtypes {', '.join(dtypes)})")
         return "int64"
     return "float64"
 
@@ -339,7 +351,7 @@ DTYPE_RULES: dict[str, Rule] = {
     **_rows(isclose, "logical", "IsClose"),
     **_rows(round_half_to_even, "rounding", "RoundHalfToEven"),
     **_rows(factorial, "special", "Factorial"),
-    **_rows(scipy_double, "special", "Polygamma"),
+    **_rows(polygamma, "special", "Polygamma"),
 }
 
 

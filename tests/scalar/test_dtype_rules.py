@@ -46,7 +46,6 @@ REFUSED_ON_PURPOSE = {
     "Complex": ("complex", "assigning a complex part would drop its imaginary part"),
     "Softplus": ("complex", "the formula compares with 0"),
     "Log1mexp": ("complex", "the formula compares with 0"),
-    "Polygamma": ("complex", "the order is an integer"),
 }
 #: Inputs an op accepts where its ufunc refuses them, and why.
 ACCEPTED_ON_PURPOSE = {"Identity": ("bool", "a copy (np.positive refuses booleans)")}
