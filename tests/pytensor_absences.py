@@ -83,14 +83,9 @@ SUBTENSOR_INTERNAL = (
     "an indexing helper of PyTensor's Subtensor implementation; arignote's indexing ops "
     "parse indices in arignote.tensor.index_spec"
 )
-LINALG_NOT_YET = (
-    "tridiagonal LU (LAPACK gttrf/gttrs) is not built: solve a tridiagonal system with the "
-    "dense lu_factor/lu_solve or solve"
-)
 LINALG_GRAPHS = (
-    "an Op class that PyTensor wraps around a graph (OpFromGraph) or a base class; arignote "
-    "builds kron, tensorinv, tensorsolve and eigvalsh as graphs of its own ops (Eigh, Solve, "
-    "MatrixInverse) and has BlockDiagonal without a separate base"
+    "an Op class that PyTensor wraps around a graph (OpFromGraph); arignote "
+    "builds kron, tensorinv and tensorsolve as graphs of its own ops (Solve, MatrixInverse)"
 )
 SUBMODULE_LAYOUT = (
     "a PyTensor submodule whose public names arignote exposes elsewhere (or not at all: see "
@@ -224,10 +219,8 @@ for _reason, _module, _names in [
     (PY_INTERNAL, "pytensor.tensor.extra_ops", "SearchsortedOp broadcast_shape_iter"),
     (C_BACKEND, "pytensor.tensor.extra_ops", "CpuContiguous cpu_contiguous"),
     (VECTORIZE_RULE, "pytensor.tensor.extra_ops", "vectorize_cum_op"),
-    (LINALG_GRAPHS, "pytensor.tensor.linalg", "BaseBlockDiagonal KroneckerProduct"),
-    (LINALG_GRAPHS, "pytensor.tensor.linalg", "TensorInv TensorSolve Eigvalsh"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "LUFactorTridiagonal SolveLUFactorTridiagonal"),
-    (LINALG_NOT_YET, "pytensor.tensor.linalg", "tridiagonal_lu_factor tridiagonal_lu_solve"),
+    (LINALG_GRAPHS, "pytensor.tensor.linalg", "KroneckerProduct"),
+    (LINALG_GRAPHS, "pytensor.tensor.linalg", "TensorInv TensorSolve"),
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "constructors decomposition dtype_utils"),
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "products solvers summary"),
     (PY_INTERNAL, "pytensor.tensor.math", "FixedOpCAReduce NonZeroDimsCAReduce makeKeepDims"),

@@ -376,6 +376,8 @@ COVERED_FAMILIES = (
 
 # Public names without their own entry, and why.
 NO_ENTRY = {
+    "BaseBlockDiagonal": "the base class of block-diagonal ops (never instantiated): its "
+    "BlockDiagonal subclass has the block_diag entry",
     "normalize_axes": "a helper that normalizes axis arguments (no graph); tests/tensor/"
     "test_reduction.py",
     "SliceSpec": "the description of a slice inside Subtensor's props, not an op",

@@ -223,7 +223,7 @@ def _default_jax_mode() -> Mode:
     return _JAX_MODE[0]
 
 
-LINKERS["jax"] = _jax_linker
+register_linker("jax", _jax_linker)
 predefined_modes["JAX"] = _default_jax_mode
 
 
@@ -273,8 +273,8 @@ def numba_mode() -> Mode:
 #: from the first call on (see :mod:`arignote.link.tiered`).
 TIERED = Mode(TieredLinker(hot_calls=1), "fast_run")
 
-LINKERS["numba"] = _numba_linker
-LINKERS["numba_tiered"] = lambda: TieredLinker(hot_calls=1)
+register_linker("numba", _numba_linker)
+register_linker("numba_tiered", lambda: TieredLinker(hot_calls=1))
 predefined_modes["NUMBA"] = numba_mode
 predefined_modes["TIERED"] = TIERED
 

@@ -14,7 +14,6 @@ from arignote.scalar.basic import (
     ScalarType,
     UnaryScalarOp,
     as_scalar,
-    bool_out,
     complex_dtypes,
     conj_if_complex,
     get_scalar_type,
@@ -272,9 +271,6 @@ class CopySign(BinaryScalarOp):
 class Comparison(BinaryScalarOp):
     """A boolean-valued comparison: its gradient is zero almost everywhere."""
 
-    def output_types(self, types):
-        return bool_out(*types)
-
     def weak_scalar_dtype(self, value, loop_dtype):
         # NumPy compares integers with Python integers beyond their range exactly
         # (int8_array < 300 is all True) instead of raising OverflowError: give the number a
@@ -380,10 +376,6 @@ class Switch(ScalarOp):
     nfunc = staticmethod(np.where)
     typing_positions = (1, 2)  # the condition does not take part in dtype promotion
 
-    def output_types(self, types):
-        _cond, a, b = types  # any condition dtype works: it is compared with zero
-        return [get_scalar_type(np.result_type(a.dtype, b.dtype).name)]
-
     def L_op(self, inputs, outputs, output_grads):
         (cond, a, b), (gz,) = inputs, output_grads
         if is_discrete(outputs[0]):
@@ -397,9 +389,6 @@ class Switch(ScalarOp):
 
 class Second(BinaryScalarOp):
     """``second(x, y)``: ``y`` broadcast to the shape of ``x`` and ``y`` (``fill``)."""
-
-    def output_types(self, types):
-        return [types[1]]
 
     def elementwise(self, x, y):
         shape = np.broadcast_shapes(np.shape(x), np.shape(y))
@@ -419,9 +408,6 @@ class Second(BinaryScalarOp):
 
 class Identity(UnaryScalarOp):
     nfunc = staticmethod(np.positive)
-
-    def output_types(self, types):
-        return [types[0]]
 
     def elementwise(self, x):
         return np.array(x, copy=True) if isinstance(x, np.ndarray) else x
@@ -443,9 +429,6 @@ class Cast(UnaryScalarOp):
             raise TypeError(f"Cast expects a ScalarType, got {o_type!r}")
         super().__init__(name=name or f"convert_to_{o_type.dtype}")
         self.o_type = o_type
-
-    def output_types(self, types):
-        return [self.o_type]
 
     def elementwise(self, x: Any) -> Any:
         x = np.asarray(x)

@@ -22,7 +22,7 @@ from arignote.graph.grad_types import is_disconnected, is_null
 from arignote.graph.op import Op
 from arignote.graph.type import Type
 from arignote.graph.utils import MethodNotDefined
-from arignote.scalar.dtype_rules import rule_for
+from arignote.scalar.dtype_rules import apply_rule, rule_for
 
 bool_dtypes = ("bool",)
 int_dtypes = ("int8", "int16", "int32", "int64")
@@ -317,7 +317,7 @@ class ScalarOp(Op):
             return resolve_ufunc_types(self, self.nfunc, types, self.nout)
         dtypes = tuple(t.dtype for t in types)
         try:
-            return [get_scalar_type(rule(dtypes))]
+            return [get_scalar_type(apply_rule(rule, dtypes, self))]
         except TypeError as err:
             names = ", ".join(dtypes)
             raise TypeError(f"{self} is not defined for inputs of dtype ({names}): {err}") from err

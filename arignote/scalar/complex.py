@@ -12,21 +12,15 @@ from arignote.scalar.arithmetic import neg
 from arignote.scalar.basic import (
     BinaryScalarOp,
     UnaryScalarOp,
-    get_scalar_type,
     is_complex,
     is_discrete,
-    probed_output_types,
     register_complex_parts,
-    upcast,
     zero_grad_for,
 )
 
 
 class Real(UnaryScalarOp):
     """The real part (``np.real``); the number itself for real dtypes."""
-
-    def output_types(self, types):
-        return probed_output_types(self, types)
 
     def elementwise(self, x):
         # np.real returns its (real) argument itself, or a strided view of a complex one: the
@@ -45,9 +39,6 @@ class Real(UnaryScalarOp):
 class Imag(UnaryScalarOp):
     """The imaginary part (``np.imag``); zero for real dtypes."""
 
-    def output_types(self, types):
-        return probed_output_types(self, types)
-
     def elementwise(self, x):
         return np.array(np.imag(x), copy=True)  # a view of x for complex x
 
@@ -60,9 +51,6 @@ class Imag(UnaryScalarOp):
 
 class Angle(UnaryScalarOp):
     """The argument of a complex number, in (-pi, pi] (``np.angle``); 0 or pi for reals."""
-
-    def output_types(self, types):
-        return probed_output_types(self, types)
 
     def elementwise(self, x):
         return np.angle(x)
@@ -80,11 +68,6 @@ class Angle(UnaryScalarOp):
 class Complex(BinaryScalarOp):
     """``complex(re, im)`` = re + i im, complex64 for float32 parts (and smaller), else
     complex128."""
-
-    def output_types(self, types):
-        if any(is_complex_dtype(t.dtype) for t in types):
-            raise TypeError(f"complex expects real parts, got dtypes {[t.dtype for t in types]}")
-        return [get_scalar_type(upcast(*[t.dtype for t in types], "complex64"))]
 
     def elementwise(self, re, im):
         re, im = np.asarray(re), np.asarray(im)

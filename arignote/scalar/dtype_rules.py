@@ -7,7 +7,9 @@ every rule against NumPy's (and SciPy's) own resolution over every pair of dtype
 is the one authority and the test keeps it honest.
 
 A rule maps the tuple of input dtype names to the output dtype name, or raises ``TypeError``
-for inputs the computation refuses. The rules are built from NumPy's promotion lattice
+for inputs the computation refuses; a rule marked :func:`with_op` also takes the op, whose
+parameters set the dtype (``Cast``'s target, ``factorial(exact=True)``): call rules through
+:func:`apply_rule`. The rules are built from NumPy's promotion lattice
 (``np.result_type`` of the inputs, the *common* dtype) and a few facts about the loops each
 family of functions has:
 
@@ -215,6 +217,81 @@ def angle(dtypes):
     return _REAL_OF.get(dtypes[0]) or numpy_float(dtypes)
 
 
+def select(dtypes):
+    """``switch(cond, a, b)``: the common dtype of ``a`` and ``b`` (any condition works)."""
+    return common(dtypes[1:])
+
+
+def second(dtypes):
+    """``second(x, y)``: the dtype of ``y``."""
+    return dtypes[1]
+
+
+def make_complex(dtypes):
+    """``complex(re, im)``: complex64 for float32 parts and smaller, else complex128."""
+    _refuse(dtypes, "c", "complex (it expects real parts)")
+    return common((*dtypes, "complex64"))
+
+
+def isclose(dtypes):
+    """``np.isclose``: a boolean, for every numeric dtype."""
+    return "bool"
+
+
+# -- rules that depend on the op's parameters (called with the op too) -------------------------
+
+
+def with_op(rule: Callable[[tuple[str, ...], object], str]) -> Callable:
+    """Mark ``rule`` as taking the op as a second argument (its parameters set the dtype)."""
+    rule.needs_op = True
+    return rule
+
+
+@with_op
+def cast_target(dtypes, op):
+    """``Cast``: the op's target dtype."""
+    return op.o_type.dtype
+
+
+@with_op
+def round_half_to_even(dtypes, op):
+    """``np.round(x, decimals)``: the input's dtype, booleans as float16 (refused with
+    decimals other than 0)."""
+    if dtypes[0] != "bool":
+        return dtypes[0]
+    if op.decimals != 0:
+        raise TypeError("booleans are rounded to units only (NumPy refuses decimals)")
+    return "float16"
+
+
+def polygamma(dtypes):
+    """``scipy.special.polygamma(n, x)``: real ``x`` only; a complex order ``n`` makes the
+    result complex (complex64 with a complex64 ``n`` and a float32 ``x``), otherwise as
+    :func:`scipy_double`."""
+    n, x = dtypes
+    _refuse((x,), "c", "complex")
+    if _kind(n) != "c":
+        return scipy_double(dtypes)
+    return "complex64" if (n, x) == ("complex64", "float32") else "complex128"
+
+
+@with_op
+def factorial(dtypes, op):
+    """``scipy.special.factorial``: float64 of integers and floats; int64 of integers only with
+    ``exact=True``; booleans and complex numbers refused."""
+    _refuse(dtypes, "bc", "boolean or complex")
+    if op.exact:
+        if any(_kind(d) == "f" for d in dtypes):
+            raise TypeError(f"exact=True takes integers only (dtypes {', '.join(dtypes)})")
+        return "int64"
+    return "float64"
+
+
+def apply_rule(rule: Callable, dtypes: tuple[str, ...], op: object) -> str:
+    """The output dtype ``rule`` gives ``op`` on inputs of ``dtypes``."""
+    return rule(dtypes, op) if getattr(rule, "needs_op", False) else rule(dtypes)
+
+
 # -- the table: module.class -> rule ----------------------------------------------------------
 
 
@@ -265,6 +342,16 @@ DTYPE_RULES: dict[str, Rule] = {
     **_rows(loops("ff->f dd->d fF->F dD->D"), "special", "Iv Jv"),
     **_rows(loops("ff->f dd->d fF->F dD->D"), "special_more", "Kv Kve Ive"),
     **_rows(loops("ld->d ff->f dd->d"), "special_more", "Kn"),
+    **_rows(select, "arithmetic", "Switch"),
+    **_rows(second, "arithmetic", "Second"),
+    **_rows(same, "arithmetic", "Identity"),
+    **_rows(cast_target, "arithmetic", "Cast"),
+    **_rows(make_complex, "complex", "Complex"),
+    **_rows(numpy_float_real, "math", "Softplus Log1mexp"),
+    **_rows(isclose, "logical", "IsClose"),
+    **_rows(round_half_to_even, "rounding", "RoundHalfToEven"),
+    **_rows(factorial, "special", "Factorial"),
+    **_rows(polygamma, "special", "Polygamma"),
 }
 
 
@@ -273,4 +360,4 @@ def rule_for(op_class: type) -> Rule | None:
     return DTYPE_RULES.get(f"{op_class.__module__}.{op_class.__qualname__}")
 
 
-__all__ = ["DTYPE_RULES", "rule_for"]
+__all__ = ["DTYPE_RULES", "apply_rule", "rule_for"]

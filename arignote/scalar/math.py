@@ -12,10 +12,8 @@ from arignote.scalar.arithmetic import _grad_or_zero, eq, neg, switch
 from arignote.scalar.basic import (
     BinaryScalarOp,
     FloatUnaryOp,
-    complex_dtypes,
     conj_if_complex,
     is_discrete,
-    resolve_ufunc_types,
     zero_grad_for,
 )
 
@@ -25,12 +23,8 @@ LN10 = math.log(10.0)
 
 class RealExpLike(FloatUnaryOp):
     """A function of real numbers with the output dtypes of ``np.exp`` (ints -> float, floats
-    kept); complex inputs are refused (the formulas compare with 0)."""
-
-    def output_types(self, types):
-        if any(t.dtype in complex_dtypes for t in types):
-            raise TypeError(f"{self} expects real inputs, got dtype {types[0].dtype}")
-        return resolve_ufunc_types(self, np.exp, types, 1)
+    kept); complex inputs are refused (the formulas compare with 0). Subclasses have the rule
+    ``numpy_float_real`` in ``dtype_rules.DTYPE_RULES``."""
 
 
 def _as_float_like_exp(x):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from arignote.scalar.basic import UnaryScalarOp, probed_output_types, zero_grad_for
+from arignote.scalar.basic import UnaryScalarOp, zero_grad_for
 
 
 class RoundingOp(UnaryScalarOp):
@@ -45,9 +45,6 @@ class RoundHalfToEven(RoundingOp):
             raise TypeError(f"round: decimals must be an integer, got {decimals!r}")
         super().__init__(name=name)
         self.decimals = int(decimals)
-
-    def output_types(self, types):
-        return probed_output_types(self, types)  # np.round keeps integer dtypes, unlike np.rint
 
     def elementwise(self, x):
         return np.round(x, self.decimals)

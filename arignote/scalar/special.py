@@ -21,7 +21,6 @@ from arignote.scalar.basic import (
     ScalarOp,
     conj_if_complex,
     is_discrete,
-    probed_output_types,
     zero_grad_for,
 )
 from arignote.scalar.math import exp, log, log1p
@@ -113,9 +112,6 @@ class Polygamma(BinaryScalarOp):
     # scipy.special.polygamma is a Python function calling np.asarray on n and x: a Python
     # number is an int64 or float64 array there, not a weak scalar.
     weak_python_scalars = False
-
-    def output_types(self, types):
-        return probed_output_types(self, types)
 
     def elementwise(self, n, x):
         return sp.polygamma(n, x)
@@ -235,9 +231,6 @@ class Factorial(ScalarOp):
     def __init__(self, exact: bool = False, name: str | None = None) -> None:
         super().__init__(name=name)
         self.exact = bool(exact)
-
-    def output_types(self, types):
-        return probed_output_types(self, types)
 
     def elementwise(self, n):
         return sp.factorial(n, exact=self.exact)

@@ -421,3 +421,13 @@ def test_shape_check_does_not_overwrite_the_inputs_of_an_inplace_scan():
     for _ in range(2):
         for got, want in zip(checked(start), plain(start)):
             np.testing.assert_allclose(got, want)
+
+
+def test_debugmode_honours_a_vm_linker_and_refuses_any_other():
+    x = pt.dvector("x")
+    for linker in ("vm", "vm_nogc", None):
+        f = function([x], pt.exp(x) + 1, mode=DebugMode(linker=linker))
+        np.testing.assert_allclose(f(np.zeros(2)), [2.0, 2.0])
+    for linker in ("numba", "jax", "auto"):
+        with pytest.raises(ValueError, match="cannot use the linker"):
+            DebugMode(linker=linker)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,7 @@ from arignote.graph.basic import Apply
 from arignote.graph.op import Op
 from arignote.graph.rewriting.basic import node_rewriter
 from arignote.graph.rewriting.db import rewrites
+from arignote.link.basic import LINKERS
 from arignote.link.vm import VMLinker
 
 
@@ -182,3 +185,14 @@ def test_clone_honours_allow_gc_and_refuses_unknown_options():
         Mode("vm").clone(link_kwargs={"impl": "debug"})
     with pytest.raises(TypeError, match="unsupported options"):
         Mode("vm").clone(message="x")
+
+
+def test_built_in_linkers_are_registered_through_register_linker():
+    root = Path(arignote.__file__).parent
+    direct = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if re.search(r"LINKERS\[[^\]]+\]\s*=", path.read_text())
+    ]
+    assert direct == ["link/basic.py"]  # register_linker itself: every registration uses it
+    assert {"vm", "vm_nogc", "auto", "numba", "numba_tiered", "jax"} <= set(LINKERS)

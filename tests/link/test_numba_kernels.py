@@ -4,12 +4,15 @@ and the Python VM, error classes as ``perform``'s, and no object-mode node."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 import scipy.special
 
 import arignote
 import arignote.tensor as pt
+from arignote.graph.codegen import CodeBuilder
 from arignote.link.jit import JITRunner
 
 numba_backend = pytest.importorskip("arignote.link.numba")
@@ -178,3 +181,36 @@ def test_scipy_special_functions_give_scipy_values(rng):
     b[0] = a[0]
     expected = [scipy.special.psi(a), scipy.special.erfinv(b), scipy.special.gammainc(a, b)]
     _check(fn(a, b), [*expected, np.isclose(a, b)], rtol=0)
+
+
+def test_kernels_are_generated_through_the_one_code_builder(monkeypatch):
+    built = []
+    original = CodeBuilder.build
+
+    def build(self, function_name):
+        built.append(self.filename)
+        return original(self, function_name)
+
+    monkeypatch.setattr(CodeBuilder, "build", build)
+    kernel = importlib.import_module("arignote.link.numba.dispatch").compile_source(
+        "def kernel(a):\n    return a * 2.0\n", "kernel", {}
+    )
+    assert built == ["<arignote.numba kernel>"]
+    assert kernel(np.float64(1.5)) == 3.0
+    assert kernel.arignote_source.startswith("def kernel(a):")  # the source kept
+
+
+def test_special_function_kernels_give_scipy_values_for_every_native_entry(rng):
+    x, y = pt.dvector("x"), pt.dvector("y")
+    a, b = rng.uniform(0.2, 0.9, size=5), rng.uniform(0.5, 3.0, size=5)
+    cases = [
+        (pt.erf(x), scipy.special.erf(a)),
+        (pt.gammaln(y), scipy.special.gammaln(b)),
+        (pt.gamma(y), scipy.special.gamma(b)),
+        (pt.logit(x), scipy.special.logit(a)),
+        (pt.kv(y, x), scipy.special.kv(b, a)),
+        (pt.owens_t(x, y), scipy.special.owens_t(a, b)),
+        (pt.xlogy(x, y), scipy.special.xlogy(a, b)),
+    ]
+    fn = _native([x, y], [out for out, _ in cases])
+    _check(fn(a, b), [want for _, want in cases], rtol=1e-15)

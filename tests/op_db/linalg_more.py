@@ -52,6 +52,74 @@ def _lu_solve_ref(a, b, trans=0):
     return scipy.linalg.lu_solve(scipy.linalg.lu_factor(a), b, trans=trans)
 
 
+def _tridiagonal(rng, n, batch=()):
+    """A diagonally dominated tridiagonal matrix (zeros elsewhere)."""
+    a = rng.normal(size=(*batch, n, n))
+    a = np.triu(np.tril(a, 1), -1)
+    return a + 3 * np.eye(n)
+
+
+def _diagonals(a):
+    return [np.ascontiguousarray(np.diagonal(a, k, -2, -1)) for k in (-1, 0, 1)]
+
+
+def _gttrf_ref(a):
+    if a.ndim == 3:
+        return tuple(np.stack(parts) for parts in zip(*[_gttrf_ref(m) for m in a]))
+    return scipy.linalg.get_lapack_funcs("gttrf", (a,))(*_diagonals(a))[:5]
+
+
+def _tridiagonal_factor_samples(rng):
+    return [
+        Sample((_tridiagonal(rng, 5),), name="plain"),
+        Sample((_tridiagonal(rng, 4) - 4 * np.eye(4),), name="pivoting"),
+        Sample((_tridiagonal(rng, 3, (2,)),), name="batched"),
+    ]
+
+
+def _tridiagonal_solve_samples(rng):
+    # the matrix is static: the packed factors have no derivative, b has one
+    return [
+        Sample((_tridiagonal(rng, 5), rng.normal(size=(5, 3))), {"b_ndim": 2}, "matrix", (0,)),
+        Sample(
+            (_tridiagonal(rng, 4) - 4 * np.eye(4), rng.normal(size=(4,))),
+            {"b_ndim": 1, "transposed": True},
+            "transposed-vector",
+            (0,),
+        ),
+        Sample(
+            (_tridiagonal(rng, 3, (2,)), rng.normal(size=(2, 3, 2))), {"b_ndim": 2}, "batched", (0,)
+        ),
+    ]
+
+
+def _tridiagonal_solve(a, b, b_ndim, transposed=False):
+    factors = la.tridiagonal_lu_factor(a)
+    return la.tridiagonal_lu_solve(factors, b, b_ndim=b_ndim, transposed=transposed)
+
+
+def _tridiagonal_solve_ref(a, b, b_ndim, transposed=False):
+    return np.linalg.solve(np.swapaxes(a, -1, -2) if transposed else a, b)
+
+
+def _eigvalsh_samples(rng):
+    m, q = rng.normal(size=(4, 4)), rng.normal(size=(4, 4))
+    a, b = m + m.T, q @ q.T + 4 * np.eye(4)
+    return [
+        Sample((a,), name="standard"),
+        Sample((a, b), name="generalized"),
+        Sample((a, b), {"lower": False}, name="generalized-upper"),
+    ]
+
+
+def _eigvalsh(a, b=None, lower=True):
+    return la.Eigvalsh(lower)(a, b)
+
+
+def _eigvalsh_ref(a, b=None, lower=True):
+    return scipy.linalg.eigvalsh(a, b, lower=lower)
+
+
 def _schur_samples(rng):
     return [
         Sample((rng.normal(size=(4, 4)),), name="real"),
@@ -99,6 +167,35 @@ register(
         rtol=1e-5,
     ),
     OpInfo("lu_solve", _lu_solve, _lu_solve_ref, _lu_solve_samples, FLOAT_DTYPES, rtol=1e-4),
+    OpInfo(
+        "Eigvalsh",
+        _eigvalsh,
+        _eigvalsh_ref,
+        _eigvalsh_samples,
+        FLOAT_DTYPES,
+        op_class=la.Eigvalsh,
+        rtol=1e-4,
+    ),
+    OpInfo(
+        "tridiagonal_lu_factor",
+        la.tridiagonal_lu_factor,
+        _gttrf_ref,
+        _tridiagonal_factor_samples,
+        FLOAT_DTYPES,
+        op_class=la.LUFactorTridiagonal,
+        grad=False,  # grad_not_implemented: the packed, pivoted factors (see the module)
+        rop=False,
+        rtol=1e-5,
+    ),
+    OpInfo(
+        "tridiagonal_lu_solve",
+        _tridiagonal_solve,
+        _tridiagonal_solve_ref,
+        _tridiagonal_solve_samples,
+        FLOAT_DTYPES,
+        op_class=la.SolveLUFactorTridiagonal,
+        rtol=1e-4,
+    ),
     OpInfo(
         "schur",
         la.schur,

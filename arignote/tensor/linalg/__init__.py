@@ -10,6 +10,7 @@ only in this namespace (``pt.linalg.norm``), not in ``arignote.tensor`` itself, 
 from arignote.tensor.derived import matrix_dot, tensorinv, tensorsolve
 from arignote.tensor.linalg.basic import trace
 from arignote.tensor.linalg.decompositions import *
+from arignote.tensor.linalg.generalized_eigen import *
 from arignote.tensor.linalg.inverse import *
 from arignote.tensor.linalg.inverse import SlogDet as SLogDet
 from arignote.tensor.linalg.inverse import inv as matrix_inverse
@@ -23,4 +24,5 @@ from arignote.tensor.linalg.schur import *
 from arignote.tensor.linalg.solve import *
 from arignote.tensor.linalg.solve import ChoSolve as CholeskySolve
 from arignote.tensor.linalg.solve import SolveBase
+from arignote.tensor.linalg.tridiagonal import *
 from arignote.tensor.products import matmul, outer, tensordot

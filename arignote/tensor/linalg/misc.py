@@ -147,31 +147,17 @@ def expm(A: Any) -> Variable:
 # -- block_diag ---------------------------------------------------------------------------------
 
 
-class BlockDiagonal(Op):
-    """Matrices placed on the diagonal of a larger zero matrix (``scipy.linalg.block_diag``)."""
+class BaseBlockDiagonal(Op):
+    """What every block-diagonal op shares (PyTensor's base of dense and sparse versions): the
+    number of blocks, the shape (the blocks' rows and columns added up) and the derivatives,
+    linear in the blocks. Subclasses build the node and compute it (:class:`BlockDiagonal`)."""
 
     __props__ = ("n_blocks",)
 
     def __init__(self, n_blocks: int) -> None:
         if int(n_blocks) < 1:
-            raise ValueError(f"BlockDiagonal needs at least one block, got {n_blocks}")
+            raise ValueError(f"{type(self).__name__} needs at least one block, got {n_blocks}")
         self.n_blocks = int(n_blocks)
-
-    def make_node(self, *blocks):
-        blocks = [as_tensor_variable(b) for b in blocks]
-        if len(blocks) != self.n_blocks:
-            raise TypeError(f"{self} takes {self.n_blocks} matrices, got {len(blocks)}")
-        for b in blocks:
-            if b.type.ndim != 2:
-                raise TypeError(f"{self} takes matrices, got {b.type}")
-        rows = _static_total([b.type.shape[0] for b in blocks])
-        cols = _static_total([b.type.shape[1] for b in blocks])
-        dtype = upcast(*[b.type.dtype for b in blocks])
-        return Apply(self, blocks, [tensor_type(dtype, (rows, cols))()])
-
-    def perform(self, node, inputs, output_storage):
-        result = scipy.linalg.block_diag(*inputs)
-        output_storage[0][0] = np.asarray(result, dtype=node.outputs[0].type.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
         rows = _symbolic_total([s[0] for s in input_shapes])
@@ -188,6 +174,26 @@ class BlockDiagonal(Op):
             return [None]
         evs = [b.zeros_like() if ev is None else ev for b, ev in zip(inputs, eval_points)]
         return [self(*evs)]  # linear
+
+
+class BlockDiagonal(BaseBlockDiagonal):
+    """Matrices placed on the diagonal of a larger zero matrix (``scipy.linalg.block_diag``)."""
+
+    def make_node(self, *blocks):
+        blocks = [as_tensor_variable(b) for b in blocks]
+        if len(blocks) != self.n_blocks:
+            raise TypeError(f"{self} takes {self.n_blocks} matrices, got {len(blocks)}")
+        for b in blocks:
+            if b.type.ndim != 2:
+                raise TypeError(f"{self} takes matrices, got {b.type}")
+        rows = _static_total([b.type.shape[0] for b in blocks])
+        cols = _static_total([b.type.shape[1] for b in blocks])
+        dtype = upcast(*[b.type.dtype for b in blocks])
+        return Apply(self, blocks, [tensor_type(dtype, (rows, cols))()])
+
+    def perform(self, node, inputs, output_storage):
+        result = scipy.linalg.block_diag(*inputs)
+        output_storage[0][0] = np.asarray(result, dtype=node.outputs[0].type.dtype)
 
 
 def _static_total(lengths: list) -> int | None:
@@ -270,4 +276,13 @@ def block_diag(*arrays: Any) -> Variable:
     return BlockDiagonal(len(arrays))(*[_as_block(a) for a in arrays])
 
 
-__all__ = ["BlockDiagonal", "DiagonalBlocks", "Expm", "ExpmFrechet", "block_diag", "expm", "kron"]
+__all__ = [
+    "BaseBlockDiagonal",
+    "BlockDiagonal",
+    "DiagonalBlocks",
+    "Expm",
+    "ExpmFrechet",
+    "block_diag",
+    "expm",
+    "kron",
+]

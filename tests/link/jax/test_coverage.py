@@ -23,6 +23,7 @@ ABSTRACT = {
     "arignote.tensor.sort._AlongAxisOp",
     "arignote.tensor.linalg.basic.SquareMatrixFunction",
     "arignote.tensor.linalg.solve.SolveBase",
+    "arignote.tensor.linalg.misc.BaseBlockDiagonal",
     "arignote.tensor.math.AxisOp",
     "arignote.tensor.reduction.Accumulation",
     "arignote.tensor.reduction.MaxOrMin",

@@ -64,3 +64,14 @@ def test_block_diag_errors():
         la.block_diag()
     with pytest.raises(ValueError, match="at most 2"):
         la.block_diag(pt.tensor3())
+
+
+def test_block_diagonal_ops_share_one_base():
+    assert issubclass(la.BlockDiagonal, la.BaseBlockDiagonal)
+    op = la.BlockDiagonal(2)
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    out = op(a, b)
+    shape = arignote.function([a, b], out.shape)(np.ones((2, 3)), np.ones((1, 4)))
+    np.testing.assert_array_equal(shape, [3, 7])
+    with pytest.raises(ValueError, match="BlockDiagonal needs at least one block"):
+        la.BlockDiagonal(0)

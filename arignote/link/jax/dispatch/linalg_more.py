@@ -18,6 +18,22 @@ for _name, _reason in [
     ("arignote.tensor.linalg.schur.Schur", "jax.scipy.linalg.schur is CPU-only and unsorted"),
     ("arignote.tensor.linalg.schur.QZ", "JAX has no QZ (generalized Schur) decomposition"),
     ("arignote.tensor.linalg.riccati.SolveDiscreteARE", "JAX has no Riccati equation solver"),
+    *(
+        (
+            f"arignote.tensor.linalg.generalized_eigen.{name}",
+            "jax.scipy.linalg.eigh refuses b (no "
+            "generalized symmetric eigensolver), and these ops take one",
+        )
+        for name in ("Eigvalsh", "EigvalshGrad", "EigvalshTangent")
+    ),
+    (
+        "arignote.tensor.linalg.tridiagonal.LUFactorTridiagonal",
+        "JAX has no LAPACK gttrf (its tridiagonal_solve does not expose the pivoted factors)",
+    ),
+    (
+        "arignote.tensor.linalg.tridiagonal.SolveLUFactorTridiagonal",
+        "JAX has no LAPACK gttrs (it solves from gttrf's pivoted factors)",
+    ),
 ]:
     register_unsupported(_name, _reason)
 

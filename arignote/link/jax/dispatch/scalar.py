@@ -1,15 +1,16 @@
 """JAX versions of the scalar ops (``arignote/scalar/``), applied elementwise to whole arrays.
 
-Most scalar ops name the NumPy ufunc or SciPy function they compute (``nfunc``); the JAX
-function of the same name in ``jax.numpy`` or ``jax.scipy.special`` computes the same thing.
-The ops whose NumPy definition has no same-named JAX function are written out below. Results
-are cast to the node's output dtype by the caller (``Elemwise``), which follows NumPy's rules.
+Every scalar op's kernel is the formula of ``arignote.scalar.kernels`` (written once for every
+backend), evaluated with ``xp`` = ``jax.numpy`` and ``sp`` = ``jax.scipy.special`` (SciPy's
+names). The ops JAX computes with a formula of its own are registered below, each saying why;
+those it cannot compute are listed as unsupported. Results are cast to the node's output dtype
+by the caller (``Elemwise``), which follows the dtype rules of ``arignote.scalar.dtype_rules``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from functools import reduce
 from math import factorial
 from typing import Any
 
@@ -18,15 +19,17 @@ import numpy as np
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 from arignote.graph.basic import Apply, Constant
-from arignote.link.jax.dispatch.basic import jax_funcify, register_unsupported
-from arignote.scalar.arithmetic import Cast, Clip, Second
+from arignote.graph.codegen import CodeBuilder
+from arignote.link.jax.dispatch.basic import (
+    UnsupportedOpError,
+    jax_funcify,
+    register_unsupported,
+)
 from arignote.scalar.basic import ScalarOp
-from arignote.scalar.complex import Angle, Complex, Imag, Real
 from arignote.scalar.composite import Composite
-from arignote.scalar.logical import IsClose
-from arignote.scalar.math import Log1mexp, Softplus
-from arignote.scalar.rounding import RoundHalfAwayFromZero, RoundHalfToEven
-from arignote.scalar.special import J0, J1, Erfcinv, Factorial, Iv, Jv, Polygamma, Psi
+from arignote.scalar.kernels import NoKernel, formula_for
+from arignote.scalar.rounding import RoundHalfToEven
+from arignote.scalar.special import J0, J1, Erfcinv, Factorial, Iv, Jv, Polygamma
 from jax import lax
 
 # SciPy names that jax.scipy.special spells differently.
@@ -42,134 +45,126 @@ register_unsupported(J0, _NO_BESSEL_J)
 register_unsupported(J1, _NO_BESSEL_J)
 
 
-def _by_name(nfunc: Any) -> Callable | None:
-    name = getattr(nfunc, "__name__", None)
-    if name is None:
-        return None
-    module = getattr(nfunc, "__module__", "") or ""
-    name = _RENAMED.get(name, name)
-    if "scipy" in module or (isinstance(nfunc, np.ufunc) and not hasattr(jnp, name)):
-        return getattr(jsp, name, None)
-    return getattr(jnp, name, None) or getattr(jsp, name, None)
+class _SciPyNames:
+    """The ``sp`` of the kernel formulas: ``jax.scipy.special`` under SciPy's names."""
+
+    def __getattr__(self, name: str) -> Callable:
+        fn = getattr(jsp, _RENAMED.get(name, name))
+
+        def special(*args):
+            # integers and booleans in the default float dtype, as SciPy's float64 loops take
+            # them (JAX would compute small integers in float32)
+            return fn(*(_flt(a) for a in args))
+
+        return special
+
+    def has(self, name: str) -> bool:
+        return hasattr(jsp, _RENAMED.get(name, name))
+
+
+def _flt(x):
+    # integers and booleans in the default float dtype (float64 where the graph enables it)
+    x = jnp.asarray(x)
+    return x if jnp.issubdtype(x.dtype, jnp.inexact) else x.astype(jnp.result_type(float))
+
+
+def _complex(re, im):
+    dtype = jnp.result_type(re, im, jnp.float32)
+    return lax.complex(*jnp.broadcast_arrays(jnp.asarray(re, dtype), jnp.asarray(im, dtype)))
+
+
+_SP = _SciPyNames()
+_NAMESPACE = {"xp": jnp, "sp": _SP, "where": jnp.where, "flt": _flt, "complex": _complex}
+
+
+def _missing(formula: str) -> str | None:
+    """The first function of ``formula`` JAX lacks (None: it has them all)."""
+    for space, name in re.findall(r"\b(xp|sp)\.(\w+)", formula):
+        if not (hasattr(jnp, name) if space == "xp" else _SP.has(name)):
+            return f"{'jax.numpy' if space == 'xp' else 'jax.scipy.special'}.{name}"
+    return None
+
+
+def _compiled(formula: str, nin: int) -> Callable:
+    """``formula`` as a function of its ``nin`` inputs, its names bound to JAX's."""
+    builder = CodeBuilder(f"<arignote jax kernel {formula[:40]}>")
+    for name, value in _NAMESPACE.items():
+        builder.namespace[name] = value
+    builder.line(f"def kernel({', '.join(f'x{k}' for k in range(nin))}):", indent=0)
+    builder.line(f"return {formula}")
+    return builder.build("kernel").function
+
+
+def _dtypes(op: ScalarOp, node: Apply | None) -> tuple[str, ...]:
+    if node is not None:
+        return tuple(i.type.dtype for i in node.inputs)
+    return ("float64",) * max(op.nin, 1)
 
 
 @jax_funcify.register(ScalarOp)
 def jax_funcify_ScalarOp(op: ScalarOp, node: Apply | None = None, **kwargs: Any) -> Callable:
-    fn = _by_name(op.nfunc)
-    if fn is None:
-        raise NotImplementedError(f"no JAX function for scalar op {op} (nfunc {op.nfunc})")
-    if op.nin != -1:
-        return fn
+    dtypes = _dtypes(op, node)
+    try:
+        formula = formula_for(op, dtypes)
+    except NoKernel as why:
+        raise NotImplementedError(f"no JAX function for scalar op {op}: {why}") from None
+    if "sp." in formula and any(np.dtype(d).kind == "c" for d in dtypes):
+        # jax.scipy.special's functions (erf, gamma, digamma...) take real arguments only
+        raise UnsupportedOpError(
+            f"The JAX backend cannot run scalar op {op} on complex inputs "
+            f"({', '.join(dtypes)}): jax.scipy.special takes real arguments only"
+        )
+    missing = _missing(formula)
+    if missing is not None:
+        raise NotImplementedError(f"no JAX function for scalar op {op}: {missing} is missing")
+    fn = _compiled(formula, len(dtypes))
 
-    def variadic(*args):
-        # ops of any number of inputs (add, mul...) fold their binary function left to right
-        return reduce(fn, args) if len(args) > 2 else fn(*args)
+    def kernel(*args):
+        # a formula may ignore an input's shape (second(x, y) is y): broadcast as Elemwise does
+        out = fn(*args)
+        shape = jnp.broadcast_shapes(*(jnp.shape(a) for a in args))
+        return out if jnp.shape(out) == shape else jnp.broadcast_to(out, shape)
 
-    return variadic
-
-
-@jax_funcify.register(Cast)
-def jax_funcify_Cast(op: Cast, node: Apply | None = None, **kwargs: Any) -> Callable:
-    dtype = np.dtype(op.o_type.dtype)
-
-    def cast(x):
-        return jnp.asarray(x).astype(dtype)
-
-    return cast
-
-
-@jax_funcify.register(Clip)
-def jax_funcify_Clip(op: Clip, node: Apply | None = None, **kwargs: Any) -> Callable:
-    def clip(x, low, high):
-        return jnp.minimum(jnp.maximum(x, low), high)  # np.clip's order: max first, then min
-
-    return clip
+    return kernel
 
 
-@jax_funcify.register(Second)
-def jax_funcify_Second(op: Second, node: Apply | None = None, **kwargs: Any) -> Callable:
-    def second(x, y):
-        return jnp.broadcast_to(y, jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y)))
-
-    return second
+# -- JAX's own formulas ------------------------------------------------------------------------
 
 
-_SIMPLE: dict[type, Callable] = {
-    Real: jnp.real,
-    Imag: jnp.imag,
-    Angle: jnp.angle,
-    Psi: jsp.digamma,
-    Polygamma: lambda n, x: _polygamma(n, x),
-    Complex: lambda re, im: lax.complex(*jnp.broadcast_arrays(*_common_float(re, im))),
-    Softplus: lambda x: jnp.maximum(x, 0) + jnp.log1p(jnp.exp(-jnp.abs(x))),
-    # log(1 - e^x): log(-expm1(x)) near 0, log1p(-e^x) far below (Maechler's split at -ln 2)
-    Log1mexp: lambda x: jnp.where(x < -np.log(2), jnp.log1p(-jnp.exp(x)), jnp.log(-jnp.expm1(x))),
-    # erfc(x) = 2 Phi(-x sqrt(2)), so erfcinv(y) = -ndtri(y / 2) / sqrt(2)
-    Erfcinv: lambda y: -jsp.ndtri(y / 2) / np.sqrt(2),
-}
+@jax_funcify.register(Erfcinv)
+def jax_funcify_Erfcinv(op: Erfcinv, node: Apply | None = None, **kwargs: Any) -> Callable:
+    # jax.scipy.special has no erfcinv: erfc(x) = 2 Phi(-x sqrt(2)), so erfcinv(y) is
+    # -ndtri(y / 2) / sqrt(2)
+    def erfcinv(y):
+        return -jsp.ndtri(y / 2) / np.sqrt(2)
+
+    return erfcinv
 
 
-def _polygamma(n, x):
-    # jax takes integer orders only; a non-integer order gives NaN, as in SciPy
-    n = jnp.asarray(n)
-    order = jnp.floor(n).astype("int32") if jnp.issubdtype(n.dtype, jnp.floating) else n
-    result = jsp.polygamma(order, x)
-    return jnp.where(order == n, result, jnp.nan) if order is not n else result
+@jax_funcify.register(Polygamma)
+def jax_funcify_Polygamma(op: Polygamma, node: Apply | None = None, **kwargs: Any) -> Callable:
+    # jax's polygamma takes integer orders only; a non-integer order gives NaN, as in SciPy
+    def polygamma(n, x):
+        n = jnp.asarray(n)
+        order = jnp.floor(n).astype("int32") if jnp.issubdtype(n.dtype, jnp.floating) else n
+        result = jsp.polygamma(order, x)
+        return jnp.where(order == n, result, jnp.nan) if order is not n else result
 
-
-def _common_float(re, im):
-    dtype = jnp.result_type(re, im, jnp.float32)
-    return jnp.asarray(re, dtype), jnp.asarray(im, dtype)
-
-
-def _simple(op: ScalarOp, node: Apply | None = None, **kwargs: Any) -> Callable:
-    return _SIMPLE[type(op)]
-
-
-for _cls in _SIMPLE:
-    jax_funcify.register(_cls)(_simple)
-
-
-@jax_funcify.register(IsClose)
-def jax_funcify_IsClose(op: IsClose, node: Apply | None = None, **kwargs: Any) -> Callable:
-    rtol, atol, equal_nan = op.rtol, op.atol, op.equal_nan
-
-    def isclose(a, b):
-        b = jnp.asarray(b)
-        b = b.astype(jnp.result_type(b, 1.0))
-        close = jnp.abs(a - b) <= atol + rtol * jnp.abs(b)
-        close = (close & jnp.isfinite(b)) | (a == b)  # equal infinities
-        if equal_nan:
-            close = close | (jnp.isnan(a) & jnp.isnan(b))
-        return close
-
-    return isclose
+    return polygamma
 
 
 @jax_funcify.register(RoundHalfToEven)
 def jax_funcify_RoundHalfToEven(op: RoundHalfToEven, node=None, **kwargs: Any) -> Callable:
-    decimals = op.decimals
+    if node is None or op.decimals >= 0 or node.inputs[0].type.dtype[:3] not in ("int", "uin"):
+        return jax_funcify_ScalarOp(op, node, **kwargs)
+    step = 10 ** (-op.decimals)
 
     def round_half_to_even(x):
-        x = jnp.asarray(x)
-        if decimals < 0 and jnp.issubdtype(x.dtype, jnp.integer):
-            # to a multiple of 10**-decimals, halves to even (jnp.round refuses this for ints)
-            step = 10 ** (-decimals)
-            return (jnp.round(x / step) * step).astype(x.dtype)
-        return jnp.round(x, decimals)
+        # jnp.round refuses integers with negative decimals: to a multiple of 10**-decimals,
+        # halves to even, computed in floats
+        return (jnp.round(x / step) * step).astype(x.dtype)
 
     return round_half_to_even
-
-
-@jax_funcify.register(RoundHalfAwayFromZero)
-def jax_funcify_RoundHalfAwayFromZero(op: Any, node=None, **kwargs: Any) -> Callable:
-    def round_half_away_from_zero(x):
-        if not jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating):
-            return x
-        truncated = jnp.trunc(x)
-        return jnp.where(jnp.abs(x - truncated) >= 0.5, truncated + jnp.sign(x), truncated)
-
-    return round_half_away_from_zero
 
 
 # n! for n = 0..20, the integers int64 holds exactly.
@@ -178,18 +173,15 @@ _FACTORIALS = np.array([factorial(n) for n in range(21)], dtype=np.int64)
 
 @jax_funcify.register(Factorial)
 def jax_funcify_Factorial(op: Factorial, node=None, **kwargs: Any) -> Callable:
-    if op.exact:
+    if not op.exact:
+        return jax_funcify_ScalarOp(op, node, **kwargs)
 
-        def exact_factorial(n):
-            table = jnp.asarray(_FACTORIALS)
-            return jnp.where(n < 0, 0, table[jnp.clip(n, 0, 20)])
+    # the kernel table has no exact factorial (integers beyond float64): JAX looks n! up
+    def exact_factorial(n):
+        table = jnp.asarray(_FACTORIALS)
+        return jnp.where(n < 0, 0, table[jnp.clip(n, 0, 20)])
 
-        return exact_factorial
-
-    def factorial_(n):
-        return jnp.where(n < 0, 0.0, jsp.gamma(jnp.asarray(n, jnp.result_type(n, 1.0)) + 1))
-
-    return factorial_
+    return exact_factorial
 
 
 @jax_funcify.register(Composite)

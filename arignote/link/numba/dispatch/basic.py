@@ -20,6 +20,7 @@ import numpy as np
 
 import numba
 from arignote.graph.basic import Apply
+from arignote.graph.codegen import CodeBuilder
 from arignote.graph.op import Op
 from arignote.link.numba.dispatch.fallbacks import FALLBACKS as FALLBACKS  # the registry
 from arignote.tensor.random.type import NoneTypeT, RandomGeneratorType
@@ -127,9 +128,11 @@ def compile_source(source: str, name: str, namespace: dict[str, Any]) -> Callabl
     The source and the extra globals stay on the result (``arignote_source``,
     ``arignote_namespace``) so that the disk cache can write the whole graph as one module.
     """
-    scope = {"np": np, "numba": numba, **namespace}
-    exec(compile(source, f"<arignote.numba {name}>", "exec"), scope)
-    jitted = numba.njit(scope[name], cache=False)
+    builder = CodeBuilder(f"<arignote.numba {name}>")  # the package's one code generator
+    builder.namespace.update({"np": np, "numba": numba, **namespace})
+    for line in source.splitlines():
+        builder.line(line, indent=0)
+    jitted = numba.njit(builder.build(name).function, cache=False)
     jitted.arignote_source = source
     jitted.arignote_namespace = namespace
     return jitted

@@ -47,6 +47,11 @@ FALLBACKS: dict[str, str] = {
     "Factorial": _SCIPY,
     "Polygamma": _SCIPY,
     **dict.fromkeys(
+        ["Erf", "Erfc", "Erfcx", "Gamma", "Psi"],
+        "complex arguments: cython_special's complex entry points take and return C complex "
+        "values by value, which ctypes cannot call (float arguments are native)",
+    ),
+    **dict.fromkeys(
         ["Angle", "Complex", "Conj", "Imag", "Real"],
         "complex64 values: numba's complex64 arithmetic is not NumPy's (complex128 is native)",
     ),
@@ -79,6 +84,10 @@ FALLBACKS: dict[str, str] = {
     ),
     "BinomialRV": "a float n (NumPy's conversion of it to int64 is left to perform)",
     "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",
+    "Blockwise": (
+        "a stack of core ops (batched linalg, gufunc-like ops): no native batch loop is written "
+        "yet, so the node runs Blockwise.perform (the core op per batch element) in object mode"
+    ),
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
     # linalg
     **dict.fromkeys(
@@ -93,6 +102,11 @@ FALLBACKS: dict[str, str] = {
             "Eig",
             "Expm",
             "Lstsq",
+            "LUFactorTridiagonal",
+            "Eigvalsh",
+            "EigvalshGrad",
+            "EigvalshTangent",
+            "SolveLUFactorTridiagonal",
             "Solve",
             "SolveTriangular",
         ],

@@ -2,14 +2,19 @@
 
 ``scalar_expressions(op, args, in_dtypes, out_dtypes)`` returns, for each output of the scalar
 op, a Python expression over the argument names ``args`` that numba compiles to a native
-scalar computation. NumPy ufuncs numba implements are called as such (same loops, same
-results); SciPy's and arignote's own functions have an entry in :data:`SCALAR_EXPRESSIONS`.
-Every result is converted to the output dtype the op declares, so that dtypes match
-``perform`` exactly.
+scalar computation. The expression is the op's kernel in ``arignote.scalar.kernels`` (one
+formula for every backend), translated for scalars: ``xp.NAME`` becomes NumPy's function
+(numba compiles NumPy's ufuncs natively, with NumPy's loops), ``sp.NAME`` the float64 C entry
+point of SciPy's function (:mod:`arignote.link.numba.dispatch.scipy_special`), ``where`` an
+``if`` expression and ``flt`` a float64 conversion of integers. Every result is converted to
+the output dtype the op declares, so that dtypes match ``perform`` exactly.
+
+:data:`OVERRIDES` holds the few ops numba computes with a formula of its own, each saying why.
 """
 
 from __future__ import annotations
 
+import ast
 import math as _math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -17,21 +22,24 @@ from typing import Any
 import numpy as np
 
 from arignote.link.numba.dispatch.basic import NotNative
-from arignote.scalar import arithmetic, composite, logical, math, rounding, special
-from arignote.scalar import complex as complex_ops
+from arignote.link.numba.dispatch.scipy_special import entry_point
+from arignote.scalar import composite, logical, rounding
 from arignote.scalar.basic import ScalarOp
+from arignote.scalar.kernels import NoKernel, formula_for
 from numba.np import ufunc_db
 
 #: NumPy ufuncs numba compiles natively (on scalars as on arrays).
 NATIVE_UFUNCS = frozenset(ufunc_db.get_ufuncs())
+#: NumPy functions other than ufuncs that numba compiles on scalars.
+NATIVE_FUNCTIONS = frozenset({"round", "real", "imag"})
 
 #: dtypes numba cannot compute with as NumPy does.
 UNSUPPORTED_DTYPES = frozenset({"float16", "complex64"})
 
 Expression = Callable[[ScalarOp, Sequence[str], Sequence[str]], str]
 
-#: Hand-written expressions by scalar op class: ``(op, args, in_dtypes) -> expression``.
-SCALAR_EXPRESSIONS: dict[type, Expression] = {}
+#: Numba's own expressions by scalar op class: ``(op, args, in_dtypes) -> expression``.
+OVERRIDES: dict[type, Expression] = {}
 
 #: Native functions expressions may call, by their global name in the kernel (SciPy's).
 SCALAR_FUNCTIONS: dict[str, Any] = {}
@@ -44,10 +52,10 @@ def kernel_namespace(lines: Sequence[str]) -> dict[str, Any]:
     return {"math": _math, **used}
 
 
-def expression(*classes: type) -> Callable[[Expression], Expression]:
+def override(*classes: type) -> Callable[[Expression], Expression]:
     def register(fn: Expression) -> Expression:
         for cls in classes:
-            SCALAR_EXPRESSIONS[cls] = fn
+            OVERRIDES[cls] = fn
         return fn
 
     return register
@@ -71,136 +79,97 @@ def cast(dtype: str) -> str:
 
 
 def _expression(op: ScalarOp, args: Sequence[str], in_dtypes: Sequence[str]) -> str:
-    for cls in type(op).__mro__:
-        custom = SCALAR_EXPRESSIONS.get(cls)
-        if custom is not None:
-            return custom(op, args, in_dtypes)
-    ufunc = op.nfunc
-    if ufunc not in NATIVE_UFUNCS:
-        raise NotNative(type(op).__name__, f"{getattr(ufunc, '__name__', ufunc)} is not native")
-    call = f"np.{ufunc.__name__}"
-    folded = f"{call}({args[0]}, {args[1]})" if len(args) > 1 else f"{call}({args[0]})"
-    for arg in args[2:]:  # variadic ops fold left to right, as ``elementwise`` does
-        folded = f"{call}({folded}, {arg})"
-    return folded
+    custom = OVERRIDES.get(type(op))
+    if custom is not None:
+        return custom(op, args, in_dtypes)
+    try:
+        formula = formula_for(op, in_dtypes)
+    except NoKernel as why:
+        raise NotNative(type(op).__name__, str(why)) from None
+    return translate(formula, args, in_dtypes, type(op).__name__)
 
 
-def _float(dtype: str) -> str:
-    """The float dtype ``np.exp`` gives for ``dtype`` (the dtype SciPy-like functions use)."""
-    return np.exp.resolve_dtypes((np.dtype(dtype), None))[-1].name
+def translate(formula: str, args: Sequence[str], in_dtypes: Sequence[str], key: str) -> str:
+    """``formula`` (the vocabulary of ``arignote.scalar.kernels``) as numba scalar code over
+    ``args``; raises ``NotNative`` (under ``key``) for what numba does not compile."""
+    tree = ast.parse(formula, mode="eval")
+    body = _Translator(args, in_dtypes, key).visit(tree.body)
+    return ast.unparse(ast.fix_missing_locations(body))
 
 
-# -- arithmetic ---------------------------------------------------------------------------------
+def _parsed(source: str) -> ast.expr:
+    return ast.parse(source, mode="eval").body
 
 
-@expression(arithmetic.Identity)
-def _identity(op, args, dtypes):
-    return args[0]
+def _np(name: str) -> ast.expr:
+    return ast.Attribute(value=ast.Name("np", ast.Load()), attr=name, ctx=ast.Load())
 
 
-@expression(arithmetic.Second)
-def _second(op, args, dtypes):
-    return args[1]
+class _Translator(ast.NodeTransformer):
+    def __init__(self, args: Sequence[str], in_dtypes: Sequence[str], key: str) -> None:
+        self.args, self.in_dtypes, self.key = args, in_dtypes, key
+
+    def _position(self, node: ast.expr) -> int | None:
+        if isinstance(node, ast.Name) and node.id[:1] == "x" and node.id[1:].isdigit():
+            return int(node.id[1:])
+        return None
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        position = self._position(node)
+        if position is None:
+            return node  # complex (a builtin numba compiles)
+        return _parsed(f"({self.args[position]})")
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if not (isinstance(node.value, ast.Name) and node.value.id == "xp"):
+            return self.generic_visit(node)
+        if getattr(np, node.attr, None) not in NATIVE_UFUNCS and node.attr not in NATIVE_FUNCTIONS:
+            raise NotNative(self.key, f"np.{node.attr} is not native")
+        return _np(node.attr)
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "flt":
+            return self._float(node.args[0])
+        if isinstance(func, ast.Name) and func.id == "where":
+            cond, then, other = (self.visit(a) for a in node.args)
+            return ast.IfExp(test=cond, body=then, orelse=other)
+        if isinstance(func, ast.Attribute) and getattr(func.value, "id", None) == "sp":
+            return self._special(func.attr, [self.visit(a) for a in node.args])
+        return self.generic_visit(node)
+
+    def _float(self, arg: ast.expr) -> ast.expr:
+        position = self._position(arg)
+        value = self.visit(arg)
+        if position is not None and np.dtype(self.in_dtypes[position]).kind in "fc":
+            return value
+        return ast.Call(func=_np("float64"), args=[value], keywords=[])
+
+    def _special(self, name: str, args: list[ast.expr]) -> ast.expr:
+        if any(np.dtype(d).kind == "c" for d in self.in_dtypes):
+            raise NotNative(self.key, f"scipy.special.{name} of complex numbers is not native")
+        found = entry_point(name, len(args))
+        if found is None:
+            raise NotNative(self.key, f"scipy.special.{name} has no float64 C entry point")
+        global_name = f"scipy_{name}"
+        SCALAR_FUNCTIONS.setdefault(global_name, found)
+        # float64 arguments, then Cython's skip_dispatch flag
+        floats = [ast.Call(func=_np("float64"), args=[a], keywords=[]) for a in args]
+        return ast.Call(
+            func=ast.Name(global_name, ast.Load()), args=[*floats, ast.Constant(0)], keywords=[]
+        )
 
 
-@expression(arithmetic.Switch)
-def _switch(op, args, dtypes):
-    return f"({args[1]} if {args[0]} else {args[2]})"
+# -- numba's own formulas -----------------------------------------------------------------------
 
 
-@expression(arithmetic.Cast)
-def _cast(op, args, dtypes):
-    if dtypes[0].startswith("complex") and not op.o_type.dtype.startswith("complex"):
-        return f"{args[0]}.real"  # astype keeps the real part
-    return args[0]
-
-
-@expression(arithmetic.Clip)
-def _clip(op, args, dtypes):
-    # NaN propagates through maximum/minimum as through np.clip
-    return f"np.minimum(np.maximum({args[0]}, {args[1]}), {args[2]})"
-
-
-# -- exponentials, logarithms and special functions --------------------------------------------
-
-
-@expression(math.Sigmoid)
-def _sigmoid(op, args, dtypes):
-    one = f"np.{_float(dtypes[0])}(1)"
-    return f"({one} / ({one} + np.exp(-{args[0]})))"
-
-
-@expression(math.Softplus)
-def _softplus(op, args, dtypes):
-    x = f"np.{_float(dtypes[0])}({args[0]})"
-    # max(x, 0) + log1p(exp(-|x|)): no overflow for large |x| (as elementwise computes it)
-    return f"(np.maximum({x}, 0) + np.log1p(np.exp(-np.abs({x}))))"
-
-
-@expression(math.Log1mexp)
-def _log1mexp(op, args, dtypes):
-    x = f"np.{_float(dtypes[0])}({args[0]})"
-    # log(1 - e^x): log1p(-e^x) far from 0, log(-expm1(x)) near 0 (each where it is exact)
-    return f"(np.log1p(-np.exp({x})) if {x} < -0.6931471805599453 else np.log(-np.expm1({x})))"
-
-
-def _math_function(name: str) -> Expression:
-    def build(op, args, dtypes):
-        return f"math.{name}(np.float64({args[0]}))"
-
-    return build
-
-
-SCALAR_EXPRESSIONS[special.Erf] = _math_function("erf")
-SCALAR_EXPRESSIONS[special.Erfc] = _math_function("erfc")
-SCALAR_EXPRESSIONS[special.GammaLn] = _math_function("lgamma")
-SCALAR_EXPRESSIONS[special.Gamma] = _math_function("gamma")
-
-
-@expression(special.Logit)
-def _logit(op, args, dtypes):
-    x = f"np.{_float(dtypes[0])}({args[0]})"
-    return f"np.log({x} / (1 - {x}))"
-
-
-@expression(special.XLogY)
-def _xlogy(op, args, dtypes):
-    x, y = args
-    return f"(0.0 if {x} == 0 and not np.isnan({y}) else {x} * np.log({y}))"
-
-
-@expression(rounding.RoundHalfToEven)
-def _round_half_even(op, args, dtypes):
-    x, d = args[0], op.decimals
-    if not dtypes[0].startswith("float"):
-        if d < 0:
-            raise NotNative("RoundHalfToEven", "integer rounding to tens is not written")
-        return x  # np.round leaves integers as they are
-    if d == 0:
-        return f"np.rint({x})"
-    # NumPy's own method: scale by 10^d, round half to even, scale back
-    scale = f"{cast(dtypes[0])}({10.0 ** abs(d)!r})"
-    if d > 0:
-        return f"(np.rint({x} * {scale}) / {scale})"
-    return f"(np.rint({x} / {scale}) * {scale})"
-
-
-@expression(rounding.RoundHalfAwayFromZero)
-def _round_half_away(op, args, dtypes):
-    x = args[0]
-    if not dtypes[0].startswith("float"):
-        return x  # integers and booleans stay as they are
-    # |x - trunc(x)| is exact in floating point (x + 0.5 is not): compare it with 1/2
-    t = f"np.trunc({x})"
-    return f"({t} + np.sign({x}) if np.abs({x} - {t}) >= 0.5 else {t})"
-
-
-@expression(logical.IsClose)
+@override(logical.IsClose)
 def _isclose(op, args, dtypes):
+    # numba types Python float literals as float64, where NumPy takes the tolerances as weak
+    # scalars of b's float type: the constants are written in that type, the difference in the
+    # common type (as elementwise computes it), so that float32 inputs compare as in NumPy
     if any(d.startswith("complex") for d in dtypes):
         raise NotNative("IsClose", "complex operands are not compared natively")
-    # as elementwise: b in its float type, the difference in the common type, the (weak)
-    # tolerances in b's float type; infinities close only to themselves
     fb = np.result_type(np.dtype(dtypes[1]), 1.0)
     common = cast(np.result_type(np.dtype(dtypes[0]), fb))
     a, b = f"{common}({args[0]})", f"{cast(fb)}({args[1]})"
@@ -211,33 +180,19 @@ def _isclose(op, args, dtypes):
     return close
 
 
-def _is_complex(dtype: str) -> bool:
-    return dtype.startswith("complex")
+@override(rounding.RoundHalfToEven)
+def _round_half_to_even(op, args, dtypes):
+    d = op.decimals
+    if dtypes[0] != "float32" or d == 0:
+        return translate(formula_for(op, dtypes), args, dtypes, "RoundHalfToEven")
+    # numba's np.round scales float32 numbers in float64, NumPy in float32 (2.675f rounds to
+    # 2.68 there): NumPy's method with the scale written as a float32 constant
+    scale = f"np.float32({10.0 ** abs(d)!r})"
+    if d > 0:
+        return f"(np.rint({args[0]} * {scale}) / {scale})"
+    return f"(np.rint({args[0]} / {scale}) * {scale})"
 
 
-@expression(complex_ops.Real)
-def _real(op, args, dtypes):
-    return f"{args[0]}.real" if _is_complex(dtypes[0]) else args[0]
-
-
-@expression(complex_ops.Imag)
-def _imag(op, args, dtypes):
-    return f"{args[0]}.imag" if _is_complex(dtypes[0]) else "0"
-
-
-@expression(complex_ops.Angle)
-def _angle(op, args, dtypes):
-    x = args[0]
-    if _is_complex(dtypes[0]):
-        return f"np.arctan2({x}.imag, {x}.real)"
-    return f"np.arctan2(0.0, np.float64({x}))"  # pi for negative numbers (and -0.0)
-
-
-@expression(complex_ops.Complex)
-def _complex(op, args, dtypes):
-    return f"complex(np.float64({args[0]}), np.float64({args[1]}))"
-
-
-@expression(composite.Composite)
+@override(composite.Composite)
 def _composite(op, args, dtypes):
     raise NotNative("Composite", "composites are expanded by the elemwise kernel")
