@@ -49,18 +49,11 @@ FALLBACKS: dict[str, str] = {
     # linalg
     **dict.fromkeys(
         [
-            "ChoSolve",
-            "LU",
-            "LUFactor",
-            "PivotToPermutations",
             "QZ",
             "Schur",
             "SolveDiscreteARE",
             "Eig",
             "Expm",
-            "Lstsq",
-            "Solve",
-            "SolveTriangular",
         ],
         _LINALG,
     ),
