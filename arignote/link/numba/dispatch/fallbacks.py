@@ -63,12 +63,10 @@ FALLBACKS: dict[str, str] = {
     ),
     "QR": "modes 'complete' and 'raw': numba's qr computes the reduced factorization only",
     "MatrixPinv": "hermitian=True (NumPy goes through eigh) and non-float dtypes",
-    "MatMul": "batched or vector matmul: numba's np.dot takes 1-d and 2-d operands only",
     # indexing: the common cases are native, these keys cover the others (per node)
     **dict.fromkeys(["AdvancedIncSubtensor", "AdvancedSubtensor"], _ADVANCED),
     # sorting and searching
     "Unique": "unique slices along an axis (lexicographic order of slices) are not native yet",
     # extra ops, creation, joining
     "Einsum": _NOT_WRITTEN,
-    "Linspace": "array start/stop (one line of samples per element) have no native kernel",
 }

@@ -22,6 +22,7 @@ import numba
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch import linalg_kernels as lk
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
+from arignote.link.numba.dispatch.batch import batch_lines, loop_header
 from arignote.tensor.linalg.least_squares import Lstsq
 from arignote.tensor.linalg.lu import LU, LUFactor, PivotToPermutations
 from arignote.tensor.linalg.solve import ChoSolve, Solve, SolveTriangular
@@ -77,51 +78,28 @@ def _solve_lu(a, x):
 
 def _system_kernel(node: Apply, solver: Callable, flags: str, check_finite: bool) -> Callable:
     """A kernel solving every (broadcast) system of ``node`` with ``solver(a, x, *flags)``."""
-    a_var, b_var = node.inputs
-    batch, dtype = a_var.type.ndim - 2, node.outputs[0].type.dtype
+    batch, dtype = node.inputs[0].type.ndim - 2, node.outputs[0].type.dtype
     lines = [
         "def kernel(a, b):",
         "    n = a.shape[-1]",
         "    if a.shape[-2] != n or b.shape[-2] != n:",
         f"        raise ValueError('{node.op}: the shapes of A and B do not fit')",
     ]
-    a_at, b_at, sizes = [], [], []
-    for d in range(batch):
-        if a_var.type.shape[d] == 1:
-            lines.append(f"    s{d} = b.shape[{d}]")
-            a_at.append("0")
-            b_at.append(f"i{d}")
-        elif b_var.type.shape[d] == 1:
-            lines.append(f"    s{d} = a.shape[{d}]")
-            a_at.append(f"i{d}")
-            b_at.append("0")
-        else:
-            lines += [
-                f"    s{d} = a.shape[{d}]",
-                f"    if b.shape[{d}] != s{d}:",
-                f"        raise ValueError('{node.op}: batch dimensions of A and B do not match')",
-            ]
-            a_at.append(f"i{d}")
-            b_at.append(f"i{d}")
-        sizes.append(f"s{d}, ")
+    batch_defs, (a_sub, b_sub), sizes = batch_lines(node)
     lines += [
+        *batch_defs,
         f"    out = np.zeros(({''.join(sizes)}n, b.shape[-1]), dtype=np.{dtype})",
         "    if a.size == 0 or b.size == 0:",
         "        return out",
     ]
     if check_finite:
         lines += _finite_check(["a", "b"])
-    indent = "    "
-    for d in range(batch):
-        lines.append(f"{indent}for i{d} in range(s{d}):")
-        indent += "    "
-    a_sub = f"a[{', '.join(a_at)}]" if batch else "a"
-    b_sub = f"b[{', '.join(b_at)}]" if batch else "b"
-    target = f"out[{', '.join(f'i{d}' for d in range(batch))}]" if batch else "out[:, :]"
+    loops, indent, target = loop_header(batch)
     lines += [
+        *loops,
         f"{indent}am = np.ascontiguousarray({a_sub}).astype(np.{dtype})",
         f"{indent}x = np.ascontiguousarray({b_sub}).astype(np.{dtype})",
-        f"{indent}{target} = solver(am, x{flags})",
+        f"{indent}out{target} = solver(am, x{flags})",
         "    return out",
     ]
     return compile_source("\n".join(lines) + "\n", "kernel", {"solver": solver})
