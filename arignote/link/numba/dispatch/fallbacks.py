@@ -9,10 +9,6 @@ from __future__ import annotations
 
 _NOT_WRITTEN = "no native kernel written yet: runs perform in object mode"
 
-_SCIPY = (
-    "SciPy special function without an entry point in scipy.special.cython_special for "
-    "this signature (factorial's exact mode, polygamma is Python code): not native yet"
-)
 _LINALG = (
     "linear algebra without a native kernel yet (SciPy's solvers and their warnings, complex "
     "eigenvalues, matrix exponential), or a node of another dtype than real floats, or a "
@@ -39,8 +35,6 @@ FALLBACKS: dict[str, str] = {
         ["AbstractConv", "AbstractConv_gradInputs", "AbstractConv_gradWeights"], _UNSHARED
     ),
     # scalar ops inside Elemwise (the whole elementwise node falls back)
-    "Factorial": _SCIPY,
-    "Polygamma": _SCIPY,
     **dict.fromkeys(
         ["Angle", "Complex", "Conj", "Imag", "Real"],
         "complex64 values: numba's complex64 arithmetic is not NumPy's (complex128 is native)",
