@@ -62,5 +62,4 @@ FALLBACKS: dict[str, str] = {
     # sorting and searching
     "Unique": "unique slices along an axis (lexicographic order of slices) are not native yet",
     # extra ops, creation, joining
-    "Einsum": _NOT_WRITTEN,
 }
