@@ -88,3 +88,24 @@ def test_linspace_with_array_bounds_along_each_axis(rng):
         fn(sv, ev, -1)
     with pytest.raises(ValueError):
         fn(sv, rng.normal(size=4), 5)  # 3 against 4
+
+
+def test_einsum_loops_match_numpy(rng):
+    x, y, z = pt.dtensor3("x"), pt.dmatrix("y"), pt.lmatrix("z")
+    b = pt.tensor("b", dtype="bool", shape=(None, None))
+    specs = [
+        ("bij,kj->bik", (x, y)),
+        ("bij,ij->b", (x, y)),
+        ("ij,kj,kl->il", (y, y, y)),
+        ("ij->", (z,)),
+        ("ij,kj->ik", (b, b)),
+        ("ii->i", (y[:, :3],)),
+    ]
+    fn = _native([x, y, z, b], [pt.einsum(spec, *ops) for spec, ops in specs])
+    xv, yv = rng.normal(size=(2, 3, 4)), rng.normal(size=(3, 4))
+    zv, bv = rng.integers(-9, 9, (3, 5)), rng.random((3, 4)) < 0.4
+    values = {x: xv, y: yv, z: zv, b: bv}
+    expected = [np.einsum(spec, *(values.get(o, yv[:, :3]) for o in ops)) for spec, ops in specs]
+    _check(fn(xv, yv, zv, bv), expected)
+    with pytest.raises(ValueError):
+        fn(rng.normal(size=(2, 3, 5)), yv, zv, bv)  # label j: 5 against 4
