@@ -168,3 +168,12 @@ def test_solver_errors_and_warnings_are_scipys(rng):
     with pytest.warns(scipy.linalg.LinAlgWarning):
         expected = scipy.linalg.lu_factor(rank2)[0]
     np.testing.assert_allclose(packed, expected)
+
+
+def test_qr_complete_and_raw_match_numpy(rng):
+    x = pt.dmatrix("x")
+    outputs = [*la.qr(x, mode="complete"), *la.qr(x, mode="raw")]
+    fn = _native([x], outputs)
+    for shape in [(5, 3), (3, 5), (4, 4)]:
+        value = rng.normal(size=shape)
+        _check(fn(value), [*np.linalg.qr(value, mode="complete"), *np.linalg.qr(value, "raw")])

@@ -1,6 +1,6 @@
 """Native kernels of linear algebra on stacks of matrices, through numba's ``np.linalg``
 (the same LAPACK routines NumPy calls): ``Det``, ``SlogDet``, ``MatrixInverse``,
-``Cholesky``, ``Eigh``, ``SVD``, ``QR`` (reduced and "r"), ``MatrixPinv`` and
+``Cholesky``, ``Eigh``, ``SVD``, ``QR`` (every mode), ``MatrixPinv`` and
 ``BlockDiagonal``.
 
 Errors as in ``perform``: a non-square input raises ``ValueError``; a singular matrix gives a
@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
+from arignote.link.numba.dispatch.linalg_kernels import householder_qr
 from arignote.tensor.linalg.decompositions import QR, SVD, Cholesky, Eigh
 from arignote.tensor.linalg.inverse import Det, MatrixInverse, SlogDet
 from arignote.tensor.linalg.least_squares import MatrixPinv
@@ -131,8 +132,22 @@ def _qr(op: QR, node: Apply) -> Callable:
     elif op.mode == "reduced":
         outs = [("(m, k)", _out(node, 0)), ("(k, n)", _out(node, 1))]
         call = ["r0, r1 = np.linalg.qr(a)"]
-    else:
-        raise NotNative("QR", f"mode {op.mode!r}: numba's qr is the reduced one")
+    elif op.mode == "complete":
+        # zero columns padded up to m: their Householder reflectors are identities (tau = 0),
+        # so the reduced Q of [A | 0] is LAPACK's complete Q of A and R its first n columns
+        outs = [("(m, m)", _out(node, 0)), ("(m, n)", _out(node, 1))]
+        call = [
+            "padded = np.zeros((m, max(m, n)), dtype=a.dtype)",
+            "padded[:, :n] = a",
+            "q, rr = np.linalg.qr(padded)",
+            "r0, r1 = q, np.ascontiguousarray(rr[:, :n])",
+        ]
+    else:  # raw: the Householder vectors and factors of ?geqr2, transposed as NumPy gives
+        outs = [("(n, m)", _out(node, 0)), ("(k,)", _out(node, 1))]
+        call = ["r0, r1 = householder(a)"]
+        return compile_source(
+            _batched(node, outs, call, False), "kernel", {"householder": householder_qr}
+        )
     return _kernel(_batched(node, outs, call, False))
 
 

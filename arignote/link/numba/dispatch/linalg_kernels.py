@@ -199,3 +199,36 @@ def warn_zero_pivot(info: int) -> None:
         scipy.linalg.LinAlgWarning,
         stacklevel=3,
     )
+
+
+@_jit
+def householder_qr(a):
+    """``?geqr2`` on a copy of real ``a``: ``(h^T, tau)`` as ``np.linalg.qr(mode="raw")``.
+
+    Column ``j``: the reflector ``H = I - tau v v^T`` (``v[0] = 1``, stored below the
+    diagonal) maps ``x = a[j:, j]`` to ``beta e_1`` with ``beta = -sign(x_0) ||x||``, so
+    ``tau = (beta - x_0) / beta`` and ``v = x / (x_0 - beta)``; ``tau = 0`` when the column
+    below the diagonal is already zero. Then ``H`` is applied to the remaining columns.
+    """
+    h = a.copy()
+    m, n = h.shape
+    k = min(m, n)
+    tau = np.zeros(k, dtype=h.dtype)
+    for j in range(k):
+        alpha = h[j, j]
+        xnorm = np.sqrt((h[j + 1 :, j] ** 2).sum())
+        if xnorm == 0:
+            continue
+        beta = -np.copysign(np.hypot(alpha, xnorm), alpha)
+        tau[j] = (beta - alpha) / beta
+        h[j + 1 :, j] /= alpha - beta
+        h[j, j] = beta
+        for c in range(j + 1, n):  # a_c -= tau v (v^T a_c)
+            dot = h[j, c]
+            for i in range(j + 1, m):
+                dot += h[i, j] * h[i, c]
+            dot *= tau[j]
+            h[j, c] -= dot
+            for i in range(j + 1, m):
+                h[i, c] -= dot * h[i, j]
+    return np.ascontiguousarray(h.T), tau
