@@ -170,10 +170,14 @@ def test_solver_errors_and_warnings_are_scipys(rng):
     np.testing.assert_allclose(packed, expected)
 
 
-def test_qr_complete_and_raw_match_numpy(rng):
-    x = pt.dmatrix("x")
-    outputs = [*la.qr(x, mode="complete"), *la.qr(x, mode="raw")]
-    fn = _native([x], outputs)
+def test_qr_complete_raw_and_hermitian_pinv_match_numpy(rng):
+    x, h = pt.dmatrix("x"), pt.dmatrix("h")
+    outputs = [*la.qr(x, mode="complete"), *la.qr(x, mode="raw"), la.pinv(h, hermitian=True)]
+    fn = _native([x, h], outputs)
+    w = np.array([3.0, -2.0, 1e-20, 0.5])  # one value under the cutoff, one negative
+    v = np.linalg.qr(rng.normal(size=(4, 4)))[0]
+    hv = (v * w) @ v.T
     for shape in [(5, 3), (3, 5), (4, 4)]:
         value = rng.normal(size=shape)
-        _check(fn(value), [*np.linalg.qr(value, mode="complete"), *np.linalg.qr(value, "raw")])
+        qr = [*np.linalg.qr(value, mode="complete"), *np.linalg.qr(value, "raw")]
+        _check(fn(value, hv), [*qr, np.linalg.pinv(hv, hermitian=True)])

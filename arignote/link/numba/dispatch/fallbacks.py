@@ -55,7 +55,6 @@ FALLBACKS: dict[str, str] = {
         "eigenvectors (defined up to sign) from the upper triangle or in float32: numba's "
         "routine does not give NumPy's signs there; float64 lower and eigenvalues are native"
     ),
-    "MatrixPinv": "hermitian=True (NumPy goes through eigh) and non-float dtypes",
     # indexing: the common cases are native, these keys cover the others (per node)
     **dict.fromkeys(["AdvancedIncSubtensor", "AdvancedSubtensor"], _ADVANCED),
     # sorting and searching

@@ -154,12 +154,19 @@ def _qr(op: QR, node: Apply) -> Callable:
 @numba_funcify.register(MatrixPinv)
 def _pinv(op: MatrixPinv, node: Apply) -> Callable:
     _real_floats(node)
-    if op.hermitian:
-        raise NotNative("MatrixPinv", "the hermitian variant (through eigh) is not written")
     eps = f"np.finfo(np.{node.inputs[0].type.dtype}).eps"
     # NumPy's default cutoff (rtol=None) is max(m, n) * eps relative to the largest value
     cutoff = f"max(m, n) * {eps}" if op.cutoff is None else repr(float(op.cutoff))
     call = [f"r0 = np.linalg.pinv(a, rcond={cutoff})"]
+    if op.hermitian:
+        # NumPy's hermitian branch: A = V diag(w) V^T from the lower triangle (eigh), so
+        # A+ = V diag(1/w) V^T over the |w| above the cutoff times the largest |w|
+        call = [
+            "w, v = np.linalg.eigh(a)",
+            f"keep = np.abs(w) > {cutoff} * np.abs(w).max()",
+            "inv = np.where(keep, 1 / np.where(keep, w, 1), 0).astype(a.dtype)",
+            "r0 = np.dot(v * inv, np.ascontiguousarray(v.T))",
+        ]
     return _kernel(_batched(node, [("(n, m)", _out(node))], call, False))
 
 
