@@ -36,3 +36,16 @@ def test_polygamma_and_factorial_match_scipy(rng):
         np.testing.assert_allclose(g, e, rtol=1e-13)
     with pytest.raises(OverflowError):
         fn(orders, args, np.full(12, 21))  # 21! leaves int64, as perform's conversion says
+
+
+def test_complex64_parts_are_numpys_bit_for_bit(rng):
+    z, re, im = pt.tensor("z", dtype="complex64", shape=(None,)), pt.fvector("re"), pt.fvector("im")
+    outputs = [pt.real(z), pt.imag(z), pt.conj(z), pt.complex(re, im)]
+    fn = _native([z, re, im], outputs)
+    rv, iv = rng.normal(size=(2, 7)).astype(np.float32)
+    iv[0], rv[1], iv[1] = -0.0, -1.0, 0.0  # signed zeros
+    zv = (rv + 1j * iv).astype(np.complex64)
+    expected = [np.real(zv), np.imag(zv), np.conj(zv), zv]
+    for got, want in zip(fn(zv, rv, iv), expected, strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

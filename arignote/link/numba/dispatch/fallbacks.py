@@ -1,18 +1,18 @@
 """The one registry of ops that run their ``perform`` in object mode under the Numba backend.
 
 Keys are op class names (for elementwise ops and reductions: the scalar op class), values the
-reason. ``tests/link/test_numba_op_db.py`` fails on any object-mode node whose key is not
-here, so the list is always complete; it shrinks as native kernels are written.
+reason. ``tests/link/test_numba_op_db.py`` fails on any object-mode node of the op database
+whose key is not here, and on a key no entry needs any more, so the list is exact.
 """
 
 from __future__ import annotations
 
-_NOT_WRITTEN = "no native kernel written yet: runs perform in object mode"
-
 _LINALG = (
-    "linear algebra without a native kernel yet (SciPy's solvers and their warnings, complex "
-    "eigenvalues, matrix exponential), or a node of another dtype than real floats, or a "
-    "variant numba lacks (complete QR, hermitian pinv)"
+    "eigenvalues of general matrices and Schur forms (?geev, ?gees, ?gges, and ?trsen/?tgsen "
+    "for sorting, through Schur's and QZ's sort callables; the discrete Riccati solver is "
+    "built on QZ): numba binds none of these LAPACK routines, and writing them in loops would "
+    "not give LAPACK's eigenvector normalisation and ordering; missing: ctypes bindings of "
+    "scipy.linalg.cython_lapack for them"
 )
 _ADVANCED = (
     "advanced indexing beyond one 1-d integer or boolean array among slices (or a lone integer "
@@ -35,9 +35,10 @@ FALLBACKS: dict[str, str] = {
         ["AbstractConv", "AbstractConv_gradInputs", "AbstractConv_gradWeights"], _UNSHARED
     ),
     # scalar ops inside Elemwise (the whole elementwise node falls back)
-    **dict.fromkeys(
-        ["Angle", "Complex", "Conj", "Imag", "Real"],
-        "complex64 values: numba's complex64 arithmetic is not NumPy's (complex128 is native)",
+    "Angle": (
+        "complex64 angle: NumPy computes it with its own vectorised single-precision atan2, "
+        "which differs in the last bit from numba's atan2 and from the C library's atan2f "
+        "(measured); parts, conjugates and complex64 construction are native"
     ),
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
     # linalg
@@ -47,7 +48,6 @@ FALLBACKS: dict[str, str] = {
             "Schur",
             "SolveDiscreteARE",
             "Eig",
-            "Expm",
         ],
         _LINALG,
     ),
@@ -58,6 +58,9 @@ FALLBACKS: dict[str, str] = {
     # indexing: the common cases are native, these keys cover the others (per node)
     **dict.fromkeys(["AdvancedIncSubtensor", "AdvancedSubtensor"], _ADVANCED),
     # sorting and searching
-    "Unique": "unique slices along an axis (lexicographic order of slices) are not native yet",
+    "Unique": (
+        "unique slices along an axis (NumPy views each slice as one structured element and "
+        "sorts those): missing a native lexicographic sort of slices"
+    ),
     # extra ops, creation, joining
 }

@@ -1,6 +1,6 @@
 """Native kernels of linear algebra on stacks of matrices, through numba's ``np.linalg``
 (the same LAPACK routines NumPy calls): ``Det``, ``SlogDet``, ``MatrixInverse``,
-``Cholesky``, ``Eigh``, ``SVD``, ``QR`` (every mode), ``MatrixPinv`` and
+``Cholesky``, ``Eigh``, ``SVD``, ``QR`` (every mode), ``MatrixPinv``, ``Expm`` and
 ``BlockDiagonal``.
 
 Errors as in ``perform``: a non-square input raises ``ValueError``; a singular matrix gives a
@@ -18,11 +18,11 @@ from collections.abc import Callable
 
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
-from arignote.link.numba.dispatch.linalg_kernels import householder_qr
+from arignote.link.numba.dispatch.linalg_kernels import expm, householder_qr
 from arignote.tensor.linalg.decompositions import QR, SVD, Cholesky, Eigh
 from arignote.tensor.linalg.inverse import Det, MatrixInverse, SlogDet
 from arignote.tensor.linalg.least_squares import MatrixPinv
-from arignote.tensor.linalg.misc import BlockDiagonal
+from arignote.tensor.linalg.misc import BlockDiagonal, Expm
 
 _FLOATS = frozenset({"float32", "float64"})
 
@@ -188,3 +188,10 @@ def _block_diagonal(op: BlockDiagonal, node: Apply) -> Callable:
             f"    c += {a}.shape[1]",
         ]
     return _kernel("\n".join(lines + ["    return out"]) + "\n")
+
+
+@numba_funcify.register(Expm)
+def _expm(op: Expm, node: Apply) -> Callable:
+    _real_floats(node)
+    source = _batched(node, [("(m, n)", _out(node))], ["r0 = expm(a)"], True)
+    return compile_source(source, "kernel", {"expm": expm})
