@@ -181,3 +181,13 @@ def test_qr_complete_raw_and_hermitian_pinv_match_numpy(rng):
         value = rng.normal(size=shape)
         qr = [*np.linalg.qr(value, mode="complete"), *np.linalg.qr(value, "raw")]
         _check(fn(value, hv), [*qr, np.linalg.pinv(hv, hermitian=True)])
+
+
+@pytest.mark.slow
+def test_expm_matches_scipy_with_and_without_scaling(rng):
+    x = pt.dtensor3("x")
+    fn = _native([x], [la.expm(x)])
+    value = np.stack([rng.normal(size=(4, 4)) * 0.1, rng.normal(size=(4, 4)) * 4])
+    _check(fn(value), [scipy.linalg.expm(value)], rtol=1e-12)
+    with pytest.raises(ValueError):
+        fn(rng.normal(size=(2, 3, 4)))

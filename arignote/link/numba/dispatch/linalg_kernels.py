@@ -262,13 +262,14 @@ def expm(a):
     """The matrix exponential by scaling and squaring (Higham 2005): ``A / 2^s`` has a 1-norm
     below theta_13, where the [13/13] Pade approximant ``(V - U)^-1 (V + U)`` (``U`` the odd
     part, ``V`` the even part) is exact to double precision; then ``s`` squarings."""
-    x = np.ascontiguousarray(a.astype(np.float64))
-    n = x.shape[0]
+    n = a.shape[0]
+    x = np.empty((n, n))  # a C-contiguous float64 copy (BLAS takes no other layout)
+    x[:, :] = a
     norm = norm1(x)
     s = 0
     if norm > _THETA13:
         s = int(np.ceil(np.log2(norm / _THETA13)))
-        x = x / 2.0**s
+        x /= 2.0**s
     b = _PADE13
     eye = np.eye(n)
     x2 = np.dot(x, x)
@@ -278,7 +279,7 @@ def expm(a):
     u = np.dot(x, odd + b[7] * x6 + b[5] * x4 + b[3] * x2 + b[1] * eye)
     v = np.dot(x6, b[12] * x6 + b[10] * x4 + b[8] * x2) + b[6] * x6 + b[4] * x4 + b[2] * x2
     v = v + b[0] * eye
-    r = np.linalg.solve(v - u, v + u)
+    r = np.ascontiguousarray(np.linalg.solve(v - u, v + u))  # numba's solve is Fortran-ordered
     for _ in range(s):
         r = np.dot(r, r)
     return r
