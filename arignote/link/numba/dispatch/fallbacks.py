@@ -57,10 +57,4 @@ FALLBACKS: dict[str, str] = {
     ),
     # indexing: the common cases are native, these keys cover the others (per node)
     **dict.fromkeys(["AdvancedIncSubtensor", "AdvancedSubtensor"], _ADVANCED),
-    # sorting and searching
-    "Unique": (
-        "unique slices along an axis (NumPy views each slice as one structured element and "
-        "sorts those): missing a native lexicographic sort of slices"
-    ),
-    # extra ops, creation, joining
 }
