@@ -130,9 +130,9 @@ def test_indexing_shapes_and_creation(rng):
 
 def test_an_op_without_kernel_runs_its_perform_in_object_mode(rng):
     x = pt.dmatrix("x")
-    native, vm = _both([x], pt.linalg.expm(x) * 2)
+    native, vm = _both([x], pt.linalg.eig(x)[0] * 2)
     reasons = {why.key for why in native.runner.fallbacks.values()}
-    assert reasons == {"Expm"}
+    assert reasons == {"Eig"}
     assert reasons <= set(numba_backend.FALLBACKS)
     value = rng.normal(size=(3, 3))
     np.testing.assert_allclose(native(value), vm(value))
@@ -184,11 +184,11 @@ def test_logsumexp_in_two_passes_with_infinities(rng):
 
 def test_native_report_names_each_node():
     x = pt.dmatrix("x")
-    native = arignote.function([x], pt.linalg.expm(pt.exp(x)), mode="NUMBA")
+    native = arignote.function([x], pt.linalg.eig(pt.exp(x))[0], mode="NUMBA")
     report = numba_backend.native_report(native.runner).splitlines()
     assert len(report) == len(native.maker.fgraph.apply_nodes)
     assert any(line.endswith(": native") for line in report)
-    assert any("object mode (Expm" in line for line in report)
+    assert any("object mode (Eig" in line for line in report)
 
 
 def test_tiered_mode_runs_the_vm_first_then_native_code(rng):

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.linalg
 
 import arignote
 import arignote.tensor as pt
@@ -141,11 +140,11 @@ def test_in_place_graphs_run_natively_out_of_place(rng):
 
 def test_graphs_that_cannot_be_compiled_whole_stay_on_the_vm(rng):
     x = pt.dmatrix("x")
-    # expm has no native kernel (see arignote/link/numba/dispatch/fallbacks.py)
-    f = arignote.function([x], pt.linalg.expm(pt.exp(x)), mode=_mode(2))
+    # eig has no native kernel (see arignote/link/numba/dispatch/fallbacks.py)
+    f = arignote.function([x], pt.linalg.eig(pt.exp(x))[0], mode=_mode(2))
     value = rng.normal(size=(3, 3))
     for _ in range(3):
-        np.testing.assert_allclose(f(value), scipy.linalg.expm(np.exp(value)))
+        np.testing.assert_allclose(f(value), np.linalg.eigvals(np.exp(value)))
     assert not f.runner.wait(300)
     assert "without a native kernel" in f.runner.native_error
     assert f.runner.run == f.runner.vm.run  # no wrapper left on the call path

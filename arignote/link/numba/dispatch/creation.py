@@ -3,8 +3,9 @@
 ``ARange`` reproduces NumPy's own fill: the first two values are ``start`` and ``start + step``
 converted to the output dtype, later ones ``first + i * (second - first)`` computed in the
 output dtype, and the length is ``ceil((stop - start) / step)`` in double precision.
-``Linspace`` follows ``np.linspace`` step by step (in the dtype NumPy computes it in), for
-scalar ``start`` and ``stop``.
+``Linspace`` follows ``np.linspace`` step by step (in the dtype NumPy computes it in); array
+``start`` and ``stop`` give one line of samples per element of their broadcast shape, along
+``axis`` (NumPy divides every line by the number of intervals first when any step is 0).
 """
 
 from __future__ import annotations
@@ -85,8 +86,8 @@ def _arange(op: ARange, node: Apply) -> Callable:
 def _linspace(op: Linspace, node: Apply) -> Callable:
     start, stop, _ = node.inputs
     _native_dtype(op, op.dtype)
-    if start.type.ndim or stop.type.ndim or start.type.dtype in UNSUPPORTED_DTYPES:
-        raise NotNative("Linspace", "array bounds (one line per element) are not written")
+    if start.type.dtype in UNSUPPORTED_DTYPES or stop.type.dtype in UNSUPPORTED_DTYPES:
+        raise NotNative("Linspace", f"bounds of dtype {start.type.dtype}/{stop.type.dtype}")
     # np.linspace computes in result_type(start, stop, float(num))
     work = cast(np.result_type(np.dtype(start.type.dtype), np.dtype(stop.type.dtype), 1.0))
     lines = [
@@ -94,26 +95,79 @@ def _linspace(op: Linspace, node: Apply) -> Callable:
         "    n = np.int64(num[()])",
         "    if n < 0:",
         "        raise ValueError('Linspace: the number of samples must be non-negative')",
-        f"    start, stop = {work}(a[()]), {work}(b[()])",
+        *_bounds_lines(op, node, work),
         f"    div = n - 1 if {op.endpoint} else n",
         "    delta = stop - start",
-        f"    y = np.empty(n, dtype=np.{work.removeprefix('np.')})",
-        f"    step = {work}(delta / div) if div > 0 else {work}(np.nan)",
-        "    for i in range(n):",
-        f"        t = {work}(i)",
-        "        if div > 0 and step == 0:",
-        f"            y[i] = {work}(t / div) * delta + start",
-        "        elif div > 0:",
-        "            y[i] = t * step + start",
-        "        else:",
-        "            y[i] = t * delta + start",
-        f"    if {op.endpoint} and n > 1:",
-        "        y[n - 1] = stop",
+        f"    y = np.empty((n, start.shape[0]), dtype=np.{work.removeprefix('np.')})",
+        "    any_zero = False",
+        "    for j in range(start.shape[0]):",
+        "        if div > 0 and delta[j] / div == 0:",
+        "            any_zero = True",
+        "    for j in range(start.shape[0]):",
+        f"        step = {work}(delta[j] / div) if div > 0 else {work}(np.nan)",
+        "        for i in range(n):",
+        f"            t = {work}(i)",
+        "            if div > 0 and any_zero:",
+        f"                y[i, j] = {work}(t / div) * delta[j] + start[j]",
+        "            elif div > 0:",
+        "                y[i, j] = t * step + start[j]",
+        "            else:",
+        "                y[i, j] = t * delta[j] + start[j]",
+        f"        if {op.endpoint} and n > 1:",
+        "            y[n - 1, j] = stop[j]",
     ]
     if np.dtype(op.dtype).kind in "iu":
         lines.append("    y = np.floor(y)")
-    lines += [f"    return y.astype(np.{op.dtype})"]
+    lines += _placement_lines(op, node)
     return _kernel("\n".join(lines) + "\n")
+
+
+def _bounds_lines(op: Linspace, node: Apply, work: str) -> list[str]:
+    """``start``, ``stop``: the broadcast bounds, flattened, in the working dtype (``shape``
+    their broadcast shape); a length-1 dimension broadcasts only where the graph knows it."""
+    ndim = node.outputs[0].type.ndim - 1
+    statics = [(1,) * (ndim - v.type.ndim) + v.type.shape for v in node.inputs[:2]]
+    lines = [
+        f"    aa = np.ascontiguousarray(a).reshape({_padded_shape('a', node.inputs[0], ndim)})"
+    ]
+    lines.append(
+        f"    bb = np.ascontiguousarray(b).reshape({_padded_shape('b', node.inputs[1], ndim)})"
+    )
+    dims = []
+    for d in range(ndim):
+        if statics[0][d] == 1:
+            lines.append(f"    d{d} = bb.shape[{d}]")
+        elif statics[1][d] == 1:
+            lines.append(f"    d{d} = aa.shape[{d}]")
+        else:
+            lines += [
+                f"    d{d} = aa.shape[{d}]",
+                f"    if bb.shape[{d}] != d{d}:",
+                f"        raise ValueError('{op}: start and stop do not have the same shape')",
+            ]
+        dims.append(f"d{d}, ")
+    shape = f"({''.join(dims)})"
+    return lines + [
+        f"    shape = {shape}",
+        f"    start = np.broadcast_to(aa, shape).flatten().astype(np.{work[3:]})",
+        f"    stop = np.broadcast_to(bb, shape).flatten().astype(np.{work[3:]})",
+    ]
+
+
+def _padded_shape(name: str, var, ndim: int) -> str:
+    pad = "".join("1, " for _ in range(ndim - var.type.ndim))
+    return f"({pad}{''.join(f'{name}.shape[{d}], ' for d in range(var.type.ndim))})"
+
+
+def _placement_lines(op: Linspace, node: Apply) -> list[str]:
+    """The samples (n, elements) as the output: the line axis moved to ``op.axis``."""
+    ndim = node.outputs[0].type.ndim
+    lines = ["    full = y.reshape((n,) + shape)"]
+    if op.axis != 0:
+        order = list(range(1, ndim))
+        order.insert(op.axis, 0)
+        lines.append(f"    full = np.transpose(full, {tuple(order)})")
+    return lines + [f"    return np.ascontiguousarray(full).astype(np.{op.dtype})"]
 
 
 @numba_funcify.register(Split)

@@ -1,6 +1,6 @@
 """Native kernels of linear algebra on stacks of matrices, through numba's ``np.linalg``
 (the same LAPACK routines NumPy calls): ``Det``, ``SlogDet``, ``MatrixInverse``,
-``Cholesky``, ``Eigh``, ``SVD``, ``QR`` (reduced and "r"), ``MatrixPinv`` and
+``Cholesky``, ``Eigh``, ``SVD``, ``QR`` (every mode), ``MatrixPinv``, ``Expm`` and
 ``BlockDiagonal``.
 
 Errors as in ``perform``: a non-square input raises ``ValueError``; a singular matrix gives a
@@ -18,10 +18,11 @@ from collections.abc import Callable
 
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
+from arignote.link.numba.dispatch.linalg_kernels import expm, householder_qr
 from arignote.tensor.linalg.decompositions import QR, SVD, Cholesky, Eigh
 from arignote.tensor.linalg.inverse import Det, MatrixInverse, SlogDet
 from arignote.tensor.linalg.least_squares import MatrixPinv
-from arignote.tensor.linalg.misc import BlockDiagonal
+from arignote.tensor.linalg.misc import BlockDiagonal, Expm
 
 _FLOATS = frozenset({"float32", "float64"})
 
@@ -131,20 +132,41 @@ def _qr(op: QR, node: Apply) -> Callable:
     elif op.mode == "reduced":
         outs = [("(m, k)", _out(node, 0)), ("(k, n)", _out(node, 1))]
         call = ["r0, r1 = np.linalg.qr(a)"]
-    else:
-        raise NotNative("QR", f"mode {op.mode!r}: numba's qr is the reduced one")
+    elif op.mode == "complete":
+        # zero columns padded up to m: their Householder reflectors are identities (tau = 0),
+        # so the reduced Q of [A | 0] is LAPACK's complete Q of A and R its first n columns
+        outs = [("(m, m)", _out(node, 0)), ("(m, n)", _out(node, 1))]
+        call = [
+            "padded = np.zeros((m, max(m, n)), dtype=a.dtype)",
+            "padded[:, :n] = a",
+            "q, rr = np.linalg.qr(padded)",
+            "r0, r1 = q, np.ascontiguousarray(rr[:, :n])",
+        ]
+    else:  # raw: the Householder vectors and factors of ?geqr2, transposed as NumPy gives
+        outs = [("(n, m)", _out(node, 0)), ("(k,)", _out(node, 1))]
+        call = ["r0, r1 = householder(a)"]
+        return compile_source(
+            _batched(node, outs, call, False), "kernel", {"householder": householder_qr}
+        )
     return _kernel(_batched(node, outs, call, False))
 
 
 @numba_funcify.register(MatrixPinv)
 def _pinv(op: MatrixPinv, node: Apply) -> Callable:
     _real_floats(node)
-    if op.hermitian:
-        raise NotNative("MatrixPinv", "the hermitian variant (through eigh) is not written")
     eps = f"np.finfo(np.{node.inputs[0].type.dtype}).eps"
     # NumPy's default cutoff (rtol=None) is max(m, n) * eps relative to the largest value
     cutoff = f"max(m, n) * {eps}" if op.cutoff is None else repr(float(op.cutoff))
     call = [f"r0 = np.linalg.pinv(a, rcond={cutoff})"]
+    if op.hermitian:
+        # NumPy's hermitian branch: A = V diag(w) V^T from the lower triangle (eigh), so
+        # A+ = V diag(1/w) V^T over the |w| above the cutoff times the largest |w|
+        call = [
+            "w, v = np.linalg.eigh(a)",
+            f"keep = np.abs(w) > {cutoff} * np.abs(w).max()",
+            "inv = np.where(keep, 1 / np.where(keep, w, 1), 0).astype(a.dtype)",
+            "r0 = np.dot(v * inv, np.ascontiguousarray(v.T))",
+        ]
     return _kernel(_batched(node, [("(n, m)", _out(node))], call, False))
 
 
@@ -166,3 +188,10 @@ def _block_diagonal(op: BlockDiagonal, node: Apply) -> Callable:
             f"    c += {a}.shape[1]",
         ]
     return _kernel("\n".join(lines + ["    return out"]) + "\n")
+
+
+@numba_funcify.register(Expm)
+def _expm(op: Expm, node: Apply) -> Callable:
+    _real_floats(node)
+    source = _batched(node, [("(m, n)", _out(node))], ["r0 = expm(a)"], True)
+    return compile_source(source, "kernel", {"expm": expm})

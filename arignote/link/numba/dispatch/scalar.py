@@ -23,6 +23,8 @@ import numpy as np
 
 from arignote.link.numba.dispatch.basic import NotNative
 from arignote.link.numba.dispatch.scipy_special import entry_point
+from arignote.scalar import basic as scalar_basic
+from arignote.scalar import complex as complex_ops
 from arignote.scalar import composite, logical, rounding
 from arignote.scalar.basic import ScalarOp
 from arignote.scalar.kernels import NoKernel, formula_for
@@ -35,6 +37,12 @@ NATIVE_FUNCTIONS = frozenset({"round", "real", "imag"})
 
 #: dtypes numba cannot compute with as NumPy does.
 UNSUPPORTED_DTYPES = frozenset({"float16", "complex64"})
+
+#: Scalar ops whose complex64 values are exact in any implementation: a part, the conjugate,
+#: a pair of float32 parts. The others stay in object mode: NumPy evaluates them with its own
+#: single-precision routines (its vectorised ``atan2f`` for the angle, ``npy_cexpf``...),
+#: which neither numba's functions nor the C library's reproduce bit for bit.
+EXACT_COMPLEX64 = (complex_ops.Real, complex_ops.Imag, complex_ops.Complex, scalar_basic.Conj)
 
 Expression = Callable[[ScalarOp, Sequence[str], Sequence[str]], str]
 
@@ -66,6 +74,8 @@ def scalar_expressions(
 ) -> list[str]:
     """The expression of each output of ``op`` (see the module docstring)."""
     for dtype in (*in_dtypes, *out_dtypes):
+        if dtype == "complex64" and isinstance(op, EXACT_COMPLEX64):
+            continue
         if dtype in UNSUPPORTED_DTYPES:
             raise NotNative(type(op).__name__, f"dtype {dtype} is not computed natively")
     if op.nout != 1:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
+import numba
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
 from arignote.link.numba.dispatch.scalar import UNSUPPORTED_DTYPES
@@ -115,9 +118,7 @@ def _unique(op: Unique, node: Apply) -> Callable:
     x = node.inputs[0]
     _real(node, x)
     if op.axis is not None:
-        raise NotNative(
-            "Unique", "unique slices along an axis (lexicographic order) are not written"
-        )
+        return _unique_axis(op, node)
     outputs = ["values"]
     outputs += ["first"] if op.return_index else []
     outputs += ["inverse.reshape(x.shape)"] if op.return_inverse else []
@@ -125,3 +126,97 @@ def _unique(op: Unique, node: Apply) -> Callable:
     source = _UNIQUE.replace("EQUAL_NAN", str(op.equal_nan))
     source = source.replace("OUTPUTS", ", ".join(outputs))  # one output: the array itself
     return compile_source(source.lstrip("\n"), "kernel", {})
+
+
+@numba.njit(cache=False)
+def _row_less(rows, i, j):
+    """NumPy's order of structured elements: field by field, NaNs after numbers."""
+    for c in range(rows.shape[1]):
+        a, b = rows[i, c], rows[j, c]
+        if a < b or (b != b and a == a):
+            return True
+        if b < a or (a != a and b == b):
+            return False
+    return False
+
+
+@numba.njit(cache=False)
+def _row_argsort(rows):
+    """A stable (merge) sort of the row indices in ``_row_less`` order."""
+    order = np.arange(rows.shape[0])
+    scratch = np.empty_like(order)
+    width = 1
+    while width < order.size:
+        for lo in range(0, order.size, 2 * width):
+            mid, hi = min(lo + width, order.size), min(lo + 2 * width, order.size)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if _row_less(rows, order[j], order[i]):  # ties keep the left one first
+                    scratch[k] = order[j]
+                    j += 1
+                else:
+                    scratch[k] = order[i]
+                    i += 1
+                k += 1
+            scratch[k : k + mid - i] = order[i:mid]
+            k += mid - i
+            scratch[k : k + hi - j] = order[j:hi]
+        order, scratch = scratch, order
+        width *= 2
+    return order
+
+
+@numba.njit(cache=False)
+def unique_rows(rows):
+    """``np.unique`` of the rows of a matrix: NumPy compares them as structured elements, so
+    equal means equal in every field (NaN rows are all distinct, -0.0 equals 0.0).
+    Returns the unique rows, first indices, inverse and counts."""
+    n = rows.shape[0]
+    order = _row_argsort(rows)
+    group = np.empty(n, dtype=np.int64)
+    starts = np.empty(n, dtype=np.int64)
+    count = 0
+    for p in range(n):
+        same = p > 0
+        if same:
+            for c in range(rows.shape[1]):
+                if rows[order[p], c] != rows[order[p - 1], c]:
+                    same = False
+                    break
+        if not same:
+            starts[count] = p
+            count += 1
+        group[p] = count - 1
+    values = np.empty((count, rows.shape[1]), dtype=rows.dtype)
+    first = np.empty(count, dtype=np.int64)
+    counts = np.zeros(count, dtype=np.int64)
+    inverse = np.empty(n, dtype=np.int64)
+    for g in range(count):
+        values[g] = rows[order[starts[g]]]
+        first[g] = order[starts[g]]
+    for p in range(n):
+        counts[group[p]] += 1
+        inverse[order[p]] = group[p]
+    return values, first, inverse, counts
+
+
+def _unique_axis(op: Unique, node: Apply) -> Callable:
+    """Slices along ``axis`` moved first and flattened to rows, as NumPy does."""
+    ndim = node.inputs[0].type.ndim
+    front = (op.axis, *(d for d in range(ndim) if d != op.axis))
+    back = tuple(front.index(d) for d in range(ndim))  # the inverse permutation
+    rest = "".join(f"x.shape[{d}], " for d in front[1:])
+    outputs = ["result"]
+    outputs += ["first"] if op.return_index else []
+    outputs += ["inverse"] if op.return_inverse else []
+    outputs += ["counts"] if op.return_counts else []
+    source = (
+        "def kernel(x):\n"
+        f"    moved = np.ascontiguousarray(np.transpose(x, {front}))\n"
+        f"    rows = moved.reshape((x.shape[{op.axis}], -1))\n"
+        "    values, first, inverse, counts = unique_rows(rows)\n"
+        f"    shaped = values.reshape((values.shape[0], {rest}))\n"
+        f"    result = np.ascontiguousarray(np.transpose(shaped, {back}))\n"
+        f"    return {', '.join(outputs)}\n"
+    )
+    return compile_source(source, "kernel", {"unique_rows": unique_rows})
