@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from arignote.config import config
+from arignote.link import hot_index
 from arignote.link.basic import Runner
 from arignote.link.vm import VMLinker, VMRunner
 
@@ -46,6 +47,10 @@ HOT_CALLS = 2000
 HOT_SECONDS = 1.0
 #: Calls (1, 2, 4, 8, ...) that are timed to estimate the VM time of a function.
 _FIRST_SAMPLE = 1
+#: The call (one of the timed ones) at which a function whose graph went native in an earlier
+#: process becomes hot (:mod:`arignote.link.hot_index`): its native code loads from the disk
+#: cache; a function called fewer times never pays for hashing its graph.
+WARM_CALLS = 16
 
 _NUMBA: list[bool] = []
 _COMPILERS: set[threading.Thread] = set()
@@ -79,10 +84,13 @@ class TieredLinker(VMLinker):
         callback_input: Any = None,
         hot_calls: int | None = None,
         hot_seconds: float | None = None,
+        background: bool | None = None,
     ) -> None:
         super().__init__(allow_gc, impl, callback, callback_input)
         self.hot_calls = HOT_CALLS if hot_calls is None else hot_calls
         self.hot_seconds = HOT_SECONDS if hot_seconds is None else hot_seconds
+        # hot at the first call: compile beside it, so that the first call stays instant
+        self.background = self.hot_calls <= 1 if background is None else background
 
     def clone(self, allow_gc: bool | None = None) -> TieredLinker:
         return type(self)(
@@ -92,13 +100,14 @@ class TieredLinker(VMLinker):
             self.callback_input,
             self.hot_calls,
             self.hot_seconds,
+            self.background,
         )
 
     def make_runner(self) -> Runner:
         vm = super().make_runner()
         if not self._may_go_native():
             return vm
-        return TieredRunner(vm, self.hot_calls, self.hot_seconds)
+        return TieredRunner(vm, self.hot_calls, self.hot_seconds, self.background)
 
     def _may_go_native(self) -> bool:
         plain = self.callback is None and self.callback_input is None and self.impl is None
@@ -109,7 +118,7 @@ class TieredLinker(VMLinker):
 
 
 class TieredRunner(Runner):
-    """Runs ``vm`` until native code compiled in the background replaces it.
+    """Runs ``vm`` until native code replaces it (see the module docstring).
 
     ``run`` is an attribute: the counting wrapper until the function is hot, then the VM's
     own ``run`` (no wrapper), then the native function's. Other attributes (``generated``,
@@ -121,20 +130,28 @@ class TieredRunner(Runner):
         The native runner once swapped in (None before, and if the graph stays on the VM).
     native_error
         Why the graph stays on the VM (None while it may still go native).
+    background
+        Whether the native version is compiled in a background thread (else by the caller
+        that makes the function hot, while other threads go on calling the VM).
     """
 
-    def __init__(self, vm: VMRunner, hot_calls: int, hot_seconds: float) -> None:
+    def __init__(
+        self, vm: VMRunner, hot_calls: int, hot_seconds: float, background: bool = False
+    ) -> None:
         self.vm = vm
         self.fgraph = vm.fgraph
         self.order = vm.order
         self.hot_calls = hot_calls
         self.hot_seconds = hot_seconds
+        self.background = background
         self.native: Runner | None = None
         self.native_error: str | None = None
         self.fallbacks: dict = {}
         self._calls = itertools.count(1)
         self._next_sample = _FIRST_SAMPLE
         self._sampled = [0, 0.0]  # timed calls, their seconds
+        self._hot = False
+        self._key: str | None = None  # the graph's hash in the hot index, once computed
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.run = self._counting if hot_calls > 1 else self._first_call
@@ -160,15 +177,23 @@ class TieredRunner(Runner):
         timed, seconds = self._sampled
         self._sampled = [timed + 1, seconds + time.perf_counter() - start]
         spent = calls * self._sampled[1] / self._sampled[0]
-        if calls >= self.hot_calls or spent >= self.hot_seconds:
+        if calls >= self.hot_calls or spent >= self.hot_seconds or self._went_native(calls):
             self._become_hot(inputs)
         elif self._next_sample > self.hot_calls:
             self._next_sample = self.hot_calls
         return outputs
 
+    def _went_native(self, calls: int) -> bool:
+        """At call :data:`WARM_CALLS`: whether this graph went native in an earlier process
+        (its native code is then most likely in the disk cache, and loads at once)."""
+        if calls != WARM_CALLS:
+            return False
+        self._key = hot_index.graph_hash(self.fgraph)
+        return hot_index.went_native(self._key)
+
     def _first_call(self, inputs: Sequence[Any]) -> list[Any]:
         self._become_hot(inputs)
-        return self.vm.run(inputs)
+        return self.run(inputs)
 
     def fail(self, error: BaseException) -> None:
         native = self.native
@@ -193,7 +218,7 @@ class TieredRunner(Runner):
     @property
     def is_hot(self) -> bool:
         """Whether the native version was asked for (compiling, swapped in, or refused)."""
-        return self._thread is not None
+        return self._hot
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background compilation, if started; True if calls now run natively."""
@@ -204,16 +229,20 @@ class TieredRunner(Runner):
 
     def _become_hot(self, inputs: Sequence[Any]) -> None:
         with self._lock:
-            if self._thread is not None:
+            if self._hot:
                 return
+            self._hot = True
             self.vm.generate()  # the VM's final form (no-op when it stays interpreted)
-            self.run = self.vm.run
+            self.run = self.vm.run  # other callers go on with the VM meanwhile
             samples = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
-            self._thread = threading.Thread(
-                target=self._compile, args=(samples,), name="arignote-native", daemon=True
-            )
-            _COMPILERS.add(self._thread)
-            self._thread.start()
+            if self.background:
+                self._thread = threading.Thread(
+                    target=self._compile, args=(samples,), name="arignote-native", daemon=True
+                )
+                _COMPILERS.add(self._thread)
+                self._thread.start()
+                return
+        self._compile(samples)  # by this caller, outside the lock (see the module docstring)
 
     def _compile(self, samples: list) -> None:
         try:
@@ -229,6 +258,9 @@ class TieredRunner(Runner):
         self.fallbacks = native.fallbacks
         self.native = native
         self.run = native.run  # one assignment: every later call runs natively
+        if self._key is None:
+            self._key = hot_index.graph_hash(self.fgraph)
+        hot_index.record_native(self._key)
 
 
 @atexit.register

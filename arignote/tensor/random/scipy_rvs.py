@@ -9,10 +9,12 @@ rules give.
 
 from __future__ import annotations
 
+import importlib
+import types
 from typing import Any
 
 import numpy as np
-import scipy.stats
+import scipy
 
 from arignote.graph.basic import Apply
 from arignote.graph.grad_types import grad_undefined
@@ -21,7 +23,17 @@ from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.random.op import RandomVariable, draw_function
 from arignote.tensor.random.type import random_generator_type
 
-stats = scipy.stats  # PyTensor's random.basic exposes the module under this name
+
+class _LazyStats(types.ModuleType):
+    """``scipy.stats``, imported at its first use: importing it takes about as long as the
+    rest of ``import arignote`` together (its docstrings are parsed at import), and only
+    the distributions below need it (``scipy.stats`` itself resolves lazily too)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(importlib.import_module("scipy.stats"), name)
+
+
+stats = _LazyStats("scipy.stats")  # PyTensor's random.basic exposes the module under this name
 
 
 class ScipyRandomVariable(RandomVariable):
