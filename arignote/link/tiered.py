@@ -31,7 +31,7 @@ import importlib.util
 import itertools
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -154,6 +154,7 @@ class TieredRunner(Runner):
         self._key: str | None = None  # the graph's hash in the hot index, once computed
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._listeners: list[Callable[[], Any]] = []
         self.run = self._counting if hot_calls > 1 else self._first_call
 
     def __getattr__(self, name: str) -> Any:
@@ -216,6 +217,17 @@ class TieredRunner(Runner):
         return native is not None and self.run == native.run
 
     @property
+    def native_call(self) -> tuple | None:
+        """The native runner's ``native_call`` once swapped in (see ``compile.entry``)."""
+        native = self.native
+        return getattr(native, "native_call", None) if self.is_native else None
+
+    def when_native(self, listener: Callable[[], Any]) -> None:
+        """After the swap, call ``listener()()`` (a weak method: skipped once its object is
+        gone). A Function rebuilds its entry point then, to call native code directly."""
+        self._listeners.append(listener)
+
+    @property
     def is_hot(self) -> bool:
         """Whether the native version was asked for (compiling, swapped in, or refused)."""
         return self._hot
@@ -258,6 +270,10 @@ class TieredRunner(Runner):
         self.fallbacks = native.fallbacks
         self.native = native
         self.run = native.run  # one assignment: every later call runs natively
+        for listener in self._listeners:
+            method = listener()
+            if method is not None:
+                method()
         if self._key is None:
             self._key = hot_index.graph_hash(self.fgraph)
         hot_index.record_native(self._key)
