@@ -3,19 +3,29 @@
 The default linker ("auto", see :mod:`arignote.compile.mode`) links every graph for the
 Python VM, which costs nothing to start, and counts the calls. A function becomes *hot* after
 :data:`HOT_CALLS` calls, or once its calls have spent about :data:`HOT_SECONDS` on the VM
-(estimated from timed sample calls). Only then does a background thread import numba (never
-earlier: ``import arignote`` and short-lived functions, such as the tens of thousands of a
-test suite, never pay for it), compile the whole graph natively, check it against the VM on
-a copy of the triggering call's inputs, and swap it in. The swap is one attribute assignment
-(``runner.run``), read once per call: concurrent callers see either version, and both compute
-the same values.
+(estimated from timed sample calls). Only then does the call that made it hot import numba
+(never earlier: ``import arignote`` and short-lived functions, such as the tens of thousands
+of a test suite, never pay for it), compile the whole graph natively (or load it from the
+disk cache), check it against the VM on a copy of that call's inputs, and swap it in; other
+threads keep calling the VM meanwhile. The swap is one attribute assignment (``runner.run``),
+read once per call: concurrent callers see either version, and both compute the same values.
+Listeners (the Functions using the runner) then rebuild their entry points to call the
+jitted graph directly.
+
+A graph that went native in an earlier process (:mod:`arignote.link.hot_index`, a hash of
+the graph computed without numba) is hot from :data:`WARM_CALLS` calls on: its native code
+is most likely cached, and loads in a fraction of a second.
 
 Why these thresholds (measured, see ``docs/tutorial/modes.md``): compiling a graph natively
-costs 0.3 to a few seconds of CPU (far less from the disk cache), and it competes with the
-caller for the GIL. Waiting for :data:`HOT_SECONDS` of VM time bounds the work a function
-that stops being called can waste to about what it already used (the ski-rental rule);
-:data:`HOT_CALLS` makes the cheap per-call functions of samplers (tens of microseconds on the
-VM, a few natively) go native within a fraction of a second.
+costs 0.3 to a few seconds of CPU (far less from the disk cache). Waiting for
+:data:`HOT_SECONDS` of VM time bounds the work a function that stops being called can waste
+to about what it already used (the ski-rental rule); :data:`HOT_CALLS` makes the cheap
+per-call functions of samplers (tens of microseconds on the VM, a few natively) go native
+within a fraction of a second. Why in the caller: a background thread competes with it for
+the GIL, and numba's many short GIL-releasing calls each wait for the caller to hand the GIL
+back (on W9 a warm swap took 3x longer than the loading itself, and the whole job was slower
+than the VM alone). The "TIERED" mode (hot at the first call) compiles in a background
+thread, so that its first call stays instant.
 
 A graph stays on the VM, without error, when it cannot be compiled as a whole (a random
 generator among its values, an op without a native kernel), when compiling fails, or when
@@ -41,7 +51,7 @@ from arignote.link import hot_index
 from arignote.link.basic import Runner
 from arignote.link.vm import VMLinker, VMRunner
 
-#: Calls after which a function is hot (the native version is compiled in the background).
+#: Calls after which a function is hot (the native version is compiled then).
 HOT_CALLS = 2000
 #: Estimated seconds spent on the VM after which a function is hot, whatever its call count.
 HOT_SECONDS = 1.0
@@ -71,6 +81,12 @@ class TieredLinker(VMLinker):
     hot_calls, hot_seconds
         The thresholds (default :data:`HOT_CALLS`, :data:`HOT_SECONDS`); ``hot_calls=1``
         starts compiling at the first call (the "TIERED" mode).
+    background
+        Compile in a background thread (default: only when ``hot_calls`` is 1, so that the
+        first call stays instant) instead of in the call that makes the function hot.
+    warm_calls
+        From this call on (at the next timed one), a function whose graph went native in an
+        earlier process is hot at once (default :data:`WARM_CALLS`; 0: never).
     allow_gc, impl, callback, callback_input
         As for :class:`~arignote.link.vm.VMLinker`; a linker with callbacks or
         ``impl="debug"`` stays on the VM.
@@ -85,12 +101,14 @@ class TieredLinker(VMLinker):
         hot_calls: int | None = None,
         hot_seconds: float | None = None,
         background: bool | None = None,
+        warm_calls: int | None = None,
     ) -> None:
         super().__init__(allow_gc, impl, callback, callback_input)
         self.hot_calls = HOT_CALLS if hot_calls is None else hot_calls
         self.hot_seconds = HOT_SECONDS if hot_seconds is None else hot_seconds
         # hot at the first call: compile beside it, so that the first call stays instant
         self.background = self.hot_calls <= 1 if background is None else background
+        self.warm_calls = WARM_CALLS if warm_calls is None else warm_calls
 
     def clone(self, allow_gc: bool | None = None) -> TieredLinker:
         return type(self)(
@@ -101,13 +119,16 @@ class TieredLinker(VMLinker):
             self.hot_calls,
             self.hot_seconds,
             self.background,
+            self.warm_calls,
         )
 
     def make_runner(self) -> Runner:
         vm = super().make_runner()
         if not self._may_go_native():
             return vm
-        return TieredRunner(vm, self.hot_calls, self.hot_seconds, self.background)
+        runner = TieredRunner(vm, self.hot_calls, self.hot_seconds, self.background)
+        runner.warm_calls = self.warm_calls
+        return runner
 
     def _may_go_native(self) -> bool:
         plain = self.callback is None and self.callback_input is None and self.impl is None
@@ -152,6 +173,7 @@ class TieredRunner(Runner):
         self._sampled = [0, 0.0]  # timed calls, their seconds
         self._hot = False
         self._key: str | None = None  # the graph's hash in the hot index, once computed
+        self.warm_calls = WARM_CALLS
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._listeners: list[Callable[[], Any]] = []
@@ -185,9 +207,10 @@ class TieredRunner(Runner):
         return outputs
 
     def _went_native(self, calls: int) -> bool:
-        """At call :data:`WARM_CALLS`: whether this graph went native in an earlier process
-        (its native code is then most likely in the disk cache, and loads at once)."""
-        if calls != WARM_CALLS:
+        """At the first timed call from ``warm_calls`` on (0: never): whether this graph went
+        native in an earlier process (its native code is then most likely in the disk cache,
+        and loads at once)."""
+        if self._key is not None or not 0 < self.warm_calls <= calls:
             return False
         self._key = hot_index.graph_hash(self.fgraph)
         return hot_index.went_native(self._key)
