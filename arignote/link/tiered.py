@@ -57,9 +57,9 @@ HOT_CALLS = 2000
 HOT_SECONDS = 1.0
 #: Calls (1, 2, 4, 8, ...) that are timed to estimate the VM time of a function.
 _FIRST_SAMPLE = 1
-#: The call (one of the timed ones) at which a function whose graph went native in an earlier
-#: process becomes hot (:mod:`arignote.link.hot_index`): its native code loads from the disk
-#: cache; a function called fewer times never pays for hashing its graph.
+#: From this call on (at the next timed one: 16 is one), a function whose graph went native
+#: in an earlier process is hot (:mod:`arignote.link.hot_index`): its native code loads from
+#: the disk cache; a function called fewer times never pays for hashing its graph.
 WARM_CALLS = 16
 
 _NUMBA: list[bool] = []
