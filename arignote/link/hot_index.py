@@ -102,8 +102,12 @@ def _marker(key: str) -> Path:
 
 
 def went_native(key: str) -> bool:
-    """Whether the graph of hash ``key`` went native in an earlier process (or this one)."""
-    return _marker(key).exists()
+    """Whether the graph of hash ``key`` went native in an earlier process (or this one);
+    False for the empty key (a graph that could not be hashed)."""
+    try:
+        return bool(key) and _marker(key).exists()
+    except OSError:  # an unreadable cache directory: no hint
+        return False
 
 
 def record_native(key: str) -> None:

@@ -212,8 +212,15 @@ class TieredRunner(Runner):
         and loads at once)."""
         if self._key is not None or not 0 < self.warm_calls <= calls:
             return False
-        self._key = hot_index.graph_hash(self.fgraph)
-        return hot_index.went_native(self._key)
+        return hot_index.went_native(self._graph_hash())
+
+    def _graph_hash(self) -> str:
+        if self._key is None:
+            try:
+                self._key = hot_index.graph_hash(self.fgraph)
+            except Exception:  # some property without a usable repr: no hint for this graph
+                self._key = ""
+        return self._key
 
     def _first_call(self, inputs: Sequence[Any]) -> list[Any]:
         self._become_hot(inputs)
@@ -297,9 +304,8 @@ class TieredRunner(Runner):
             method = listener()
             if method is not None:
                 method()
-        if self._key is None:
-            self._key = hot_index.graph_hash(self.fgraph)
-        hot_index.record_native(self._key)
+        if self._graph_hash():
+            hot_index.record_native(self._key)
 
 
 @atexit.register
