@@ -10,7 +10,6 @@ rules give.
 from __future__ import annotations
 
 import importlib
-import types
 from typing import Any
 
 import numpy as np
@@ -24,16 +23,14 @@ from arignote.tensor.random.op import RandomVariable, draw_function
 from arignote.tensor.random.type import random_generator_type
 
 
-class _LazyStats(types.ModuleType):
-    """``scipy.stats``, imported at its first use: importing it takes about as long as the
-    rest of ``import arignote`` together (its docstrings are parsed at import), and only
-    the distributions below need it (``scipy.stats`` itself resolves lazily too)."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(importlib.import_module("scipy.stats"), name)
-
-
-stats = _LazyStats("scipy.stats")  # PyTensor's random.basic exposes the module under this name
+def __getattr__(name: str) -> Any:
+    # ``stats`` is scipy.stats (PyTensor's random.basic exposes it under this name), imported
+    # at first use: importing it takes about as long as the rest of ``import arignote``
+    # together (its docstrings are parsed at import); the draws below reach it through
+    # ``scipy.stats``, which SciPy resolves lazily too.
+    if name == "stats":
+        return importlib.import_module("scipy.stats")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ScipyRandomVariable(RandomVariable):
