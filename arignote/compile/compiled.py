@@ -31,6 +31,7 @@ from __future__ import annotations
 import copy
 import threading
 import time
+import weakref
 from operator import attrgetter
 from typing import Any
 
@@ -126,6 +127,12 @@ class Function:
         self._setup_arguments(maker, containers)
         self._setup_results(maker, containers)
         self.trust_input = False
+        when_native = getattr(runner, "when_native", None)
+        if when_native is not None:  # tiered: the entry point calls native code once swapped in
+            when_native(weakref.WeakMethod(self._rebuild_entry))
+
+    def _rebuild_entry(self) -> None:
+        self._entry = make_entry(self)
 
     @property
     def vm(self) -> StorageCall:

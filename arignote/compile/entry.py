@@ -78,6 +78,10 @@ def _check_lines(code: CodeBuilder, k: int, e: Any) -> None:
 
 
 def _run_lines(code: CodeBuilder, fn: Any) -> None:
+    native = getattr(fn.runner, "native_call", None)
+    if native is not None:
+        _native_lines(code, fn, *native)
+        return
     code.line("try:")
     code.line("outputs = runner.run(args)", 2)
     code.line("except Exception as err:")
@@ -89,3 +93,24 @@ def _run_lines(code: CodeBuilder, fn: Any) -> None:
     else:
         code.namespace["keys"] = tuple(fn._keys)
         code.line("return dict(zip(keys, outputs))")
+
+
+def _native_lines(code: CodeBuilder, fn: Any, graph: Any, zero_d: tuple) -> None:
+    """Call the jitted graph from the entry point itself (the runner's ``run`` would be one
+    more Python frame), making its 0-d outputs arrays as the runner does."""
+    code.namespace.update(graph=graph, array=np.array)
+    outs = [f"r{k}" for k in range(len(zero_d))]
+    code.line("try:")
+    code.line(f"{''.join(o + ', ' for o in outs)}= graph(*args)" if outs else "graph(*args)", 2)
+    code.line("except Exception as err:")
+    code.line("runner.fail(err)", 2)
+    values = []
+    for out, dtype in zip(outs, zero_d):
+        values.append(out if dtype is None else f"array({out}, {code.name('dtype', dtype)})")
+    if fn._kind == "single":
+        code.line(f"return {values[0]}")
+    elif fn._kind == "list":
+        code.line(f"return [{', '.join(values)}]")
+    else:
+        code.namespace["keys"] = tuple(fn._keys)
+        code.line(f"return dict(zip(keys, ({''.join(v + ', ' for v in values)})))")

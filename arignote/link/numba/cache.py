@@ -45,11 +45,11 @@ from typing import Any
 import llvmlite
 import llvmlite.binding
 import numpy as np
-import platformdirs
 from filelock import FileLock
 
 import numba
 from arignote.config import config
+from arignote.link.hot_index import cache_root, forget_all
 from arignote.link.numba.dispatch import vmath
 
 #: Globals a kernel may use and still be written to a module (imported there by name).
@@ -71,10 +71,7 @@ class CacheWarning(UserWarning):
 
 def cache_dir() -> Path:
     """Where native code is cached (see the module docstring)."""
-    configured = config.cache_dir or os.environ.get("ARIGNOTE_CACHE_DIR")
-    if configured:
-        return Path(configured) / "numba"
-    return Path(platformdirs.user_cache_dir("arignote")) / "numba"
+    return cache_root()
 
 
 def cacheable(kernels: list) -> bool:
@@ -347,6 +344,8 @@ def clear(directory: Path | None = None) -> int:
         for entry in listed:
             _discard(directory, entry.key)
         _remove_stale_temporaries(directory, age=0.0)
+    if directory == cache_root():
+        forget_all()  # which graphs went native: their code is gone
     return len(listed)
 
 

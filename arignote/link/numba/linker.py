@@ -73,7 +73,14 @@ def native_runner(fgraph: FunctionGraph, graph: Callable, fallbacks: dict, name:
     runner = JITRunner(fgraph, _boundary(fgraph, graph), name)
     runner.run = _boundary(fgraph, graph, packed=True)  # type: ignore[method-assign]
     runner.fallbacks = fallbacks
+    # What a Function's entry point needs to call ``graph`` itself (one frame fewer): the
+    # jitted function and, per output, the dtype of the 0-d array to make (None: an array).
+    runner.native_call = (graph, tuple(_zero_d_dtype(v) for v in fgraph.outputs))
     return runner
+
+
+def _zero_d_dtype(var: Variable) -> np.dtype | None:
+    return np.dtype(var.type.dtype) if _is_0d(var) else None
 
 
 def whole_graph_fallback(fgraph: FunctionGraph) -> str | None:

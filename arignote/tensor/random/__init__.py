@@ -40,5 +40,5 @@ from arignote.tensor.random import scipy_rvs as _scipy_rvs
 from arignote.tensor.random.scipy_rvs import *
 from arignote.tensor.random.variable import rng, shared_rng
 
-for _name in [*_scipy_rvs.__all__, "stats"]:
+for _name in _scipy_rvs.__all__:  # and basic.stats: scipy.stats, at first use
     setattr(_basic, _name, getattr(_scipy_rvs, _name))

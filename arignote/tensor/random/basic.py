@@ -8,6 +8,7 @@ from a NumPy draw, and their docstrings say how.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -860,3 +861,10 @@ __all__ = [
     "zipf",
     "zipf_rv",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # ``stats``: scipy.stats, as in PyTensor, imported at first use (see random.scipy_rvs)
+    if name == "stats":
+        return importlib.import_module("scipy.stats")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

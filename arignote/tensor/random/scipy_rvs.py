@@ -9,10 +9,11 @@ rules give.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
-import scipy.stats
+import scipy
 
 from arignote.graph.basic import Apply
 from arignote.graph.grad_types import grad_undefined
@@ -21,7 +22,15 @@ from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.random.op import RandomVariable, draw_function
 from arignote.tensor.random.type import random_generator_type
 
-stats = scipy.stats  # PyTensor's random.basic exposes the module under this name
+
+def __getattr__(name: str) -> Any:
+    # ``stats`` is scipy.stats (PyTensor's random.basic exposes it under this name), imported
+    # at first use: importing it takes about as long as the rest of ``import arignote``
+    # together (its docstrings are parsed at import); the draws below reach it through
+    # ``scipy.stats``, which SciPy resolves lazily too.
+    if name == "stats":
+        return importlib.import_module("scipy.stats")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ScipyRandomVariable(RandomVariable):
