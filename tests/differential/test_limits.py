@@ -1,0 +1,73 @@
+"""The harness's time limits: a hanging program is a finding and the run goes on (issue 17)."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+import pytest
+
+from tests.differential import compare, programs
+from tests.differential.limits import ArignoteHangs, PyTensorHangs, time_limit
+from tests.differential.programs import Program, Step
+
+PROGRAM = Program((Step(entry="exp", sample=0, variant="plain", feeds=(-1,), shapes="runtime"),))
+
+
+def _spin(seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def _swallowing_spin(seconds: float) -> None:
+    """Catches interruptions as a rewriter that logs failing rewrites would."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        with contextlib.suppress(Exception):
+            _spin(0.05)
+
+
+def test_a_limit_interrupts_and_a_finished_block_is_left_alone():
+    with pytest.raises(ArignoteHangs, match="took more than 0.1 s"), time_limit(0.1, ArignoteHangs):
+        _spin(5)
+    with time_limit(5, ArignoteHangs) as limit:
+        _spin(0.05)
+    assert not limit.fired
+
+
+def test_limits_nest_and_the_outer_one_still_fires():
+    started = time.monotonic()
+    with pytest.raises(ArignoteHangs), time_limit(0.3, ArignoteHangs):
+        with pytest.raises(PyTensorHangs), time_limit(0.1, PyTensorHangs):
+            _spin(5)
+        _spin(5)
+    assert time.monotonic() - started < 2
+
+
+def test_an_interruption_caught_inside_is_recorded_and_fires_again():
+    with time_limit(0.1, ArignoteHangs) as limit:
+        _swallowing_spin(0.4)
+    assert limit.fired
+
+
+def test_an_arignote_hang_is_an_unexplained_difference_with_the_program(monkeypatch):
+    monkeypatch.setattr(compare, "ARIGNOTE_TIME_LIMIT", 0.1)
+    monkeypatch.setattr(compare, "_compile_and_call", lambda *args: _swallowing_spin(0.5))
+    outcome = compare.check_program(PROGRAM, modes=("FAST_RUN",), with_pytensor=False)
+    kinds = {(d.kind, d.against) for d in outcome.unexplained}
+    assert ("hangs", "numpy") in kinds, compare.describe(outcome)
+    assert "Step(entry='exp'" in compare.describe(outcome)
+    assert "[hangs vs numpy] FAST_RUN: arignote hangs" in compare.describe(outcome)
+
+
+def test_a_hang_while_building_is_a_finding_and_a_slow_reference_is_skipped(monkeypatch):
+    monkeypatch.setattr(compare, "REFERENCE_TIME_LIMIT", 0.1)
+    monkeypatch.setattr(compare, "_gradient_outputs", lambda realized: _spin(5))
+    outcome = compare.check_program(PROGRAM, with_pytensor=False)
+    assert [(d.kind, d.mode) for d in outcome.unexplained] == [("hangs", "build")]
+    monkeypatch.undo()
+    monkeypatch.setattr(compare, "REFERENCE_TIME_LIMIT", 0.1)
+    monkeypatch.setattr(programs, "_call_reference", lambda *args: _spin(5))
+    outcome = compare.check_program(PROGRAM, with_pytensor=False)
+    assert outcome.skipped is not None and not outcome.differences
