@@ -483,6 +483,14 @@ PROGRAMS = [
         ),
         grad_of=5,
     ),
+    # a later step read SegmentSum's boolean sum as NumPy's int64 one (2 where arignote has
+    # True): the op_db reference now keeps the dtype as the op does (segment-sum-keeps-dtype)
+    Program(
+        steps=(
+            Step(entry="SegmentSum", sample=4, variant="bool", feeds=(-1, -1), shapes="runtime"),
+            Step(entry="gcd", sample=6, variant="plain", feeds=(4,), shapes="ones"),
+        ),
+    ),
 ]
 
 
