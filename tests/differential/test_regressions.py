@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.linalg
 
 import arignote
 import arignote.tensor as pt
@@ -491,6 +492,17 @@ PROGRAMS = [
             Step(entry="gcd", sample=6, variant="plain", feeds=(4,), shapes="ones"),
         ),
     ),
+    # lu_solve of a singular boolean matrix: LinAlgError from its triangular solves where
+    # scipy.linalg.lu_solve (LAPACK getrs) and PyTensor return inf/nan
+    Program(
+        steps=(
+            Step(entry="iround", sample=6, variant="0len", feeds=(-1,), shapes="full"),
+            Step(entry="lu_solve", sample=6, variant="bool", feeds=(4,), shapes="runtime"),
+            Step(entry="lstsq", sample=5, variant="int", feeds=(2,), shapes="full"),
+            Step(entry="log", sample=6, variant="0len", feeds=(6,), shapes="runtime"),
+        ),
+        grad_of=5,
+    ),
 ]
 
 
@@ -543,3 +555,16 @@ def test_xlogx_of_discrete_inputs_has_the_dtype_of_their_log(dtype, expected):
     assert y.type.dtype == expected == pt.log(x).type.dtype
     got = arignote.function([x], y)(np.array([0, 1, 1], dtype=dtype))
     np.testing.assert_array_equal(got, np.zeros(3, expected))
+
+
+@pytest.mark.parametrize("trans", [0, 1])
+def test_lu_solve_of_a_singular_matrix_gives_lapacks_inf_and_nan(trans):
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    fn = arignote.function([a, b], linalg.lu_solve(linalg.lu_factor(a), b, trans=trans))
+    singular = np.array([[0.0, 0, 0], [1, 2, 0], [0, 3, 1]])
+    rhs = np.arange(1.0, 7.0).reshape(3, 2)
+    with np.errstate(all="ignore"), pytest.warns(scipy.linalg.LinAlgWarning):
+        expected = scipy.linalg.lu_solve(scipy.linalg.lu_factor(singular), rhs, trans=trans)
+    got = fn(singular, rhs)
+    assert not np.all(np.isfinite(got))
+    np.testing.assert_array_equal(got, expected)
