@@ -125,7 +125,7 @@ def _run_mode(realized: Realized, outputs: list, mode) -> tuple[Any, list]:
     try:
         with time_limit(ARIGNOTE_TIME_LIMIT, ArignoteHangs) as limit:
             result = _compile_and_call(realized, outputs, mode, values)
-    except Exception as err:
+    except (Exception, ArignoteHangs) as err:
         result = err
     if limit.fired and not isinstance(result, ArignoteHangs):  # interrupted, caught inside
         result = ArignoteHangs(f"took more than {ARIGNOTE_TIME_LIMIT:g} s")
@@ -380,7 +380,7 @@ def _build(outcome: Outcome):
         with time_limit(REFERENCE_TIME_LIMIT, ArignoteHangs) as limit:
             outcome.realized = realized = realize(outcome.program)
             wrt, grads = _gradient_outputs(realized)
-    except Exception as err:
+    except (Exception, TimeLimitExceeded) as err:
         return _build_failed(outcome, err)
     finally:
         manager.__exit__(None, None, None)

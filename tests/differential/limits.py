@@ -1,10 +1,10 @@
 """Time limits for the differential harness: nestable, by ``SIGALRM``.
 
 A program must not stall a long run: building it, each arignote mode and PyTensor each run
-under a limit. Limits nest (the build's limit lies inside the program's), so they share one
-timer set to the nearest deadline. The handler raises the error of the outermost expired limit
-and, as the interrupted code may catch it (a rewriter that logs failing rewrites does), fires
-again every second until that limit's block is left; ``limit.fired`` records it either way.
+under a limit. Limits nest, so they share one timer set to the nearest deadline. The handler
+raises the error of the outermost expired limit, a ``BaseException`` that ``except Exception``
+does not catch, and fires again every second until that limit's block is left, should code
+catch even that; ``limit.fired`` records it either way.
 Signals reach only the main thread: elsewhere (pytest-xdist workers run tests in the main
 thread too) the limits are not enforced.
 """
@@ -19,8 +19,14 @@ import traceback
 from dataclasses import dataclass
 
 
-class TimeLimitExceeded(Exception):
-    """A limit of the harness expired."""
+class TimeLimitExceeded(BaseException):
+    """A limit of the harness expired.
+
+    A ``BaseException``, as ``KeyboardInterrupt``: PyTensor's rewriters catch every
+    ``Exception`` of a failing rewrite, log it and go on, so an ``Exception`` raised inside
+    an endless rewrite loop (``local_log_sum_exp``) was swallowed at each interruption and a
+    long run stalled on one program.
+    """
 
 
 class PyTensorHangs(TimeLimitExceeded):

@@ -21,11 +21,24 @@ def _spin(seconds: float) -> None:
 
 
 def _swallowing_spin(seconds: float) -> None:
-    """Catches interruptions as a rewriter that logs failing rewrites would."""
+    """Catches every exception, as PyTensor's rewriters do with a failing rewrite's."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         with contextlib.suppress(Exception):
             _spin(0.05)
+
+
+def _swallowing_everything(seconds: float) -> None:
+    """Catches even BaseException (a bare except)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        with contextlib.suppress(BaseException):
+            _spin(0.05)
+
+
+def _call_reference(*args):
+    """A NumPy reference too slow to use (as factorial_exact of large numbers)."""
+    _spin(5)
 
 
 def test_a_limit_interrupts_and_a_finished_block_is_left_alone():
@@ -45,15 +58,23 @@ def test_limits_nest_and_the_outer_one_still_fires():
     assert time.monotonic() - started < 2
 
 
-def test_an_interruption_caught_inside_is_recorded_and_fires_again():
+def test_code_that_catches_every_exception_is_still_interrupted():
+    # PyTensor's rewriters log and skip a failing rewrite: that must not swallow the limit
+    started = time.monotonic()
+    with pytest.raises(ArignoteHangs), time_limit(0.1, ArignoteHangs):
+        _swallowing_spin(5)
+    assert time.monotonic() - started < 1
+
+
+def test_an_interruption_caught_even_so_is_recorded_and_fires_again():
     with time_limit(0.1, ArignoteHangs) as limit:
-        _swallowing_spin(0.4)
+        _swallowing_everything(0.4)
     assert limit.fired
 
 
 def test_an_arignote_hang_is_an_unexplained_difference_with_the_program(monkeypatch):
     monkeypatch.setattr(compare, "ARIGNOTE_TIME_LIMIT", 0.1)
-    monkeypatch.setattr(compare, "_compile_and_call", lambda *args: _swallowing_spin(0.5))
+    monkeypatch.setattr(compare, "_compile_and_call", lambda *args: _swallowing_everything(0.5))
     outcome = compare.check_program(PROGRAM, modes=("FAST_RUN",), with_pytensor=False)
     kinds = {(d.kind, d.against) for d in outcome.unexplained}
     assert ("hangs", "numpy") in kinds, compare.describe(outcome)
@@ -68,6 +89,18 @@ def test_a_hang_while_building_is_a_finding_and_a_slow_reference_is_skipped(monk
     assert [(d.kind, d.mode) for d in outcome.unexplained] == [("hangs", "build")]
     monkeypatch.undo()
     monkeypatch.setattr(compare, "REFERENCE_TIME_LIMIT", 0.1)
-    monkeypatch.setattr(programs, "_call_reference", lambda *args: _spin(5))
+    monkeypatch.setattr(programs, "_call_reference", _call_reference)
     outcome = compare.check_program(PROGRAM, with_pytensor=False)
     assert outcome.skipped is not None and not outcome.differences
+
+
+@pytest.mark.skipif(compare.pytensor is None, reason="PyTensor is not installed (`reference`)")
+def test_pytensors_endless_logsumexp_rewrite_is_counted_and_ends_on_time(monkeypatch):
+    # the program that stalled the long run: PyTensor's FAST_RUN rewrites of logsumexp loop
+    # and log every interruption raised as an Exception (0.5 s here instead of 20 s)
+    monkeypatch.setattr(compare, "PYTENSOR_TIME_LIMIT", 0.5)
+    program = Program((Step(entry="logsumexp", sample=4, feeds=(-1,), shapes="runtime"),))
+    started = time.monotonic()
+    outcome = compare.check_program(program, with_pytensor=True)
+    assert outcome.pytensor_hangs and not outcome.unexplained, compare.describe(outcome)
+    assert time.monotonic() - started < 10
