@@ -69,12 +69,19 @@ def _interrupt(signum, frame) -> None:
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float, error: type = PyTensorHangs):
-    """Interrupt the block with ``error`` after ``seconds``; yields the :class:`Limit`."""
+def time_limit(seconds: float, error: type = PyTensorHangs, nested: bool = False):
+    """Interrupt the block with ``error`` after ``seconds``; yields the :class:`Limit`.
+
+    Unless ``nested``, the block is outermost: limits still listed are stale (an interruption
+    that arrived while their block was being left) and are dropped first, so that they cannot
+    fire in a later stage.
+    """
     limit = Limit(time.monotonic() + seconds, error, seconds)
     if threading.current_thread() is not threading.main_thread():
         yield limit
         return
+    if not nested:
+        _reset()
     if not _ACTIVE:
         _PREVIOUS_HANDLERS.append(signal.signal(signal.SIGALRM, _interrupt))
     _ACTIVE.append(limit)
@@ -82,10 +89,27 @@ def time_limit(seconds: float, error: type = PyTensorHangs):
     try:
         yield limit
     finally:
-        _ACTIVE.remove(limit)
-        _arm()
-        if not _ACTIVE:
-            signal.signal(signal.SIGALRM, _PREVIOUS_HANDLERS.pop())
+        _leave(limit)
+
+
+def _leave(limit: Limit) -> None:
+    for _ in range(100):  # an interruption may land here too: try again
+        try:
+            if limit in _ACTIVE:
+                _ACTIVE.remove(limit)
+            _arm()
+            if not _ACTIVE and _PREVIOUS_HANDLERS:
+                signal.signal(signal.SIGALRM, _PREVIOUS_HANDLERS.pop())
+            return
+        except TimeLimitExceeded:
+            continue
+
+
+def _reset() -> None:
+    _ACTIVE.clear()
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    while _PREVIOUS_HANDLERS:
+        signal.signal(signal.SIGALRM, _PREVIOUS_HANDLERS.pop())
 
 
 def where_interrupted(err: BaseException, depth: int = 3) -> str:
