@@ -503,6 +503,23 @@ PROGRAMS = [
         ),
         grad_of=5,
     ),
+    # FAST_RUN never finished compiling: the destroy handler vetoed ifelse's view
+    # (cond_make_inplace), undoing it re-queued the node, and the rewrite was tried forever
+    Program(
+        steps=(
+            Step(entry="norm", sample=2, variant="0last", feeds=(-1,), shapes="ones"),
+            Step(entry="ifelse", sample=1, variant="plain", feeds=(-1, 6), shapes="full"),
+            Step(entry="ptp", sample=5, variant="int", feeds=(7, -1, 0), shapes="runtime"),
+            Step(
+                entry="nnet.sigmoid_binary_crossentropy",
+                sample=4,
+                variant="plain",
+                feeds=(1, 6),
+                shapes="full",
+            ),
+        ),
+        grad_of=3,
+    ),
 ]
 
 

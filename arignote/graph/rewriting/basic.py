@@ -233,8 +233,18 @@ class RewriteWarning(UserWarning):
     """A rewrite failed and was skipped (``config.on_rewrite_error="warn"``)."""
 
 
-def apply_node_rewriter(fgraph: FunctionGraph, rewriter: NodeRewriter, node: Apply) -> bool:
-    """Run ``rewriter`` on ``node`` and apply its replacements; return whether it changed."""
+def apply_node_rewriter(
+    fgraph: FunctionGraph, rewriter: NodeRewriter, node: Apply, vetoed: set | None = None
+) -> bool:
+    """Run ``rewriter`` on ``node`` and apply its replacements; return whether it changed.
+
+    A change a feature vetoes is undone, and undoing it re-imports ``node``, which queues it
+    again: ``vetoed`` (when given) collects ``(rewriter, node, inputs)`` so that the caller
+    does not try the same change forever (``ifelse``'s view in the seed-17 differential run).
+    """
+    key = (rewriter, node, tuple(node.inputs))
+    if vetoed is not None and key in vetoed:
+        return False
     try:
         result = rewriter.transform(fgraph, node)
         if not result:
@@ -244,6 +254,8 @@ def apply_node_rewriter(fgraph: FunctionGraph, rewriter: NodeRewriter, node: App
             return False
         fgraph.replace_all_validate(pairs, reason=rewriter)
     except InconsistencyError:
+        if vetoed is not None:
+            vetoed.add(key)
         return False  # a feature vetoed the change; it has been undone
     except Exception as err:
         handle_rewrite_error(rewriter, node, err)
@@ -486,14 +498,14 @@ class EquilibriumGraphRewriter(GraphRewriter):
         queue = _PendingNodes(seed)
         follower = _NodeQueue(queue, revisit_clients=True)
         fgraph.attach_feature(follower)
-        changed = False
+        changed, vetoed = False, set()
         try:
             while queue:
                 node = queue.popleft()
                 if node not in fgraph.apply_nodes:
                     continue
                 for rewriter in self.tracker.get_trackers(node.op):
-                    if not apply_node_rewriter(fgraph, rewriter, node):
+                    if not apply_node_rewriter(fgraph, rewriter, node, vetoed):
                         continue
                     changed = True
                     self._count(rewriter, max_uses)
