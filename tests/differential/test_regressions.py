@@ -520,6 +520,17 @@ PROGRAMS = [
         ),
         grad_of=3,
     ),
+    # softplus of booleans (float16, small-integer-exp-float16) read by a later step: the
+    # reference computed it in float64, so i1 of it differed at float16's precision
+    Program(
+        steps=(
+            Step(entry="Print", sample=0, variant="bool", feeds=(-1,), shapes="full"),
+            Step(entry="softplus", sample=4, variant="bool", feeds=(4, 5), shapes="full"),
+            Step(entry="jv", sample=1, variant="0len", feeds=(), shapes="ones"),
+            Step(entry="i1", sample=1, variant="0d", feeds=(4, 5, 4), shapes="runtime"),
+        ),
+        grad_of=4,
+    ),
 ]
 
 
