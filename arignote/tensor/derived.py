@@ -31,8 +31,6 @@ from arignote.tensor.linalg.inverse import inv
 from arignote.tensor.linalg.solve import solve
 from arignote.tensor.pad import pad
 from arignote.tensor.products import dot, matmul
-from arignote.tensor.reduction import max as max_
-from arignote.tensor.reduction import min as min_
 from arignote.tensor.reduction import sum as sum_
 from arignote.tensor.reshape import flatten, reshape
 from arignote.tensor.shape import expand_dims, shape_i, shape_tuple, squeeze
@@ -89,17 +87,18 @@ def iround(a: Any, mode: str | None = None) -> Variable:
 
 
 def largest(*args: Any) -> Variable:
-    """The elementwise maximum of any number of tensors."""
-    if len(args) == 2:
-        return tm.maximum(*args)
-    return max_(stack(list(args)), axis=0)
+    """The elementwise maximum of any number of tensors.
+
+    A chain of pairwise ``maximum`` (not the maximum of their stack): where arguments tie, the
+    gradient goes to one of them, so ``largest(v, v, w)`` differentiates as ``maximum(v, w)``
+    (the reduction of a stack gives every tied element the whole cotangent).
+    """
+    return reduce(tm.maximum, [as_tensor_variable(a) for a in args])
 
 
 def smallest(*args: Any) -> Variable:
-    """The elementwise minimum of any number of tensors."""
-    if len(args) == 2:
-        return tm.minimum(*args)
-    return min_(stack(list(args)), axis=0)
+    """The elementwise minimum of any number of tensors (pairwise, as :func:`largest`)."""
+    return reduce(tm.minimum, [as_tensor_variable(a) for a in args])
 
 
 def complex_from_polar(abs: Any, angle: Any) -> Variable:

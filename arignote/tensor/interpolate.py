@@ -31,7 +31,16 @@ def _neighbours(xp: Variable, x: Variable) -> tuple[Variable, Variable]:
 
 def _linear(xp: Variable, fp: Variable, x: Variable, lo: Variable) -> Variable:
     x0, x1, y0, y1 = xp[lo], xp[lo + 1], fp[lo], fp[lo + 1]
-    return y0 + (x - x0) * ((y1 - y0) / (x1 - x0))
+    width = x1 - x0  # 0 only between repeated abscissae, where the caller takes fp itself
+    return y0 + (x - x0) * ((y1 - y0) / where(eq(width, 0), 1, width))
+
+
+def _piecewise_linear(xp: Variable, fp: Variable, x: Variable) -> Variable:
+    """NumPy's rule: at a data point (the last of equal ones) its value, else the line
+    through the interval's ends; repeated abscissae (booleans) never divide 0 by 0."""
+    lo, right = _neighbours(xp, x)
+    at = clip(right - 1, 0, shape_i(xp, 0) - 1)  # the last data point at or below x
+    return where(eq(xp[at], x), fp[at], _linear(xp, fp, x, lo))
 
 
 def _periodic(x: Variable, xp: Variable, fp: Variable, period: Any) -> tuple:
@@ -78,10 +87,8 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
         if period == 0:
             raise ValueError("interp: period must be a non-zero value")
         x, xp, fp = _periodic(x, xp, fp, period)
-        lo, _ = _neighbours(xp, x)
-        return _linear(xp, fp, x, lo)
-    lo, _ = _neighbours(xp, x)
-    inside = _linear(xp, fp, x, lo)
+        return _piecewise_linear(xp, fp, x)
+    inside = _piecewise_linear(xp, fp, x)
     below = fp[0] if left is None else cast(as_tensor_variable(left), dtype)
     above = fp[-1] if right is None else cast(as_tensor_variable(right), dtype)
     # exactly at xp[-1] the last interval gives fp[-1]; beyond it, ``right``

@@ -9,15 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 from arignote.graph.basic import Variable
+from arignote.scalar.basic import upcast
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.indexing_ops import where
-from arignote.tensor.math import eq, log
+from arignote.tensor.math import cast, eq, log
 from arignote.tensor.special import xlogy
 
 
 def xlogx(x: Any) -> Variable:
     """``x * log(x)``, with 0 at ``x = 0`` (its limit)."""
     x = as_tensor_variable(x)
+    # booleans and integers first become the float type NumPy's log gives them (float16 for
+    # bool and int8), so the result has that dtype, as every other function of the log family
+    x = cast(x, upcast(x.type.dtype, "float16"))
     zero = eq(x, 0)
     return where(zero, 0, x * log(where(zero, 1, x)))
 

@@ -1,18 +1,16 @@
 """Run a realized program in every arignote mode and compare with NumPy and PyTensor.
 
 Differences are classified by kind (``value``, ``shape``, ``dtype``, ``raises``, ``modes`` (two
-arignote modes disagree), ``input_modified``) and by what they are against (``numpy``,
+arignote modes disagree), ``input_modified``, ``hangs`` (building, compiling or running took
+longer than its time limit, ``limits.py``)) and by what they are against (``numpy``,
 ``pytensor``, ``modes``, ``gradient`` (finite differences of the NumPy program)). Each is then
 matched against the deliberate differences (``deliberate.py``); what is left is unexplained.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import re
-import signal
-import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +23,14 @@ from arignote.compile.debugmode import DebugMode
 from arignote.compile.mode import Mode
 from arignote.gradient import grad
 from tests.differential.deliberate import explain
+from tests.differential.limits import (
+    ArignoteHangs,
+    PyTensorHangs,
+    TimeLimitExceeded,
+    interrupted_in,
+    time_limit,
+    where_interrupted,
+)
 from tests.differential.programs import Program, Realized, evaluate_reference, realize
 
 try:  # the `reference` extra; absent in CI
@@ -114,20 +120,37 @@ def _gradient_outputs(realized: Realized) -> tuple[list, list]:
 
 
 def _run_mode(realized: Realized, outputs: list, mode) -> tuple[Any, list]:
-    """Results (or the exception) and whether each input was left unchanged."""
+    """Results (or the exception) and whether each input was left unchanged.
+
+    A hang is tried once more before it is reported: on a loaded machine a stage can stall
+    for seconds without hanging."""
+    result, unchanged = _run_mode_once(realized, outputs, mode)
+    if isinstance(result, ArignoteHangs):
+        result, unchanged = _run_mode_once(realized, outputs, mode)
+    return result, unchanged
+
+
+def _run_mode_once(realized: Realized, outputs: list, mode) -> tuple[Any, list]:
     values = [v.copy() for v in realized.input_values]
     try:
-        fn = arignote.function(realized.inputs, outputs, mode=mode, on_unused_input="ignore")
-        with np.errstate(all="ignore"):
-            result = [np.asarray(r) if not isinstance(r, np.ndarray) else r for r in fn(*values)]
-            result = [r.copy() for r in result]
-    except Exception as err:
+        with time_limit(ARIGNOTE_TIME_LIMIT, ArignoteHangs) as limit:
+            result = _compile_and_call(realized, outputs, mode, values)
+    except (Exception, ArignoteHangs) as err:
         result = err
+    if limit.fired and not isinstance(result, ArignoteHangs):  # interrupted, caught inside
+        result = ArignoteHangs(f"took more than {ARIGNOTE_TIME_LIMIT:g} s")
     unchanged = [
         np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
         for a, b in zip(values, realized.input_values)
     ]
     return result, unchanged
+
+
+def _compile_and_call(realized: Realized, outputs: list, mode, values: list) -> list:
+    fn = arignote.function(realized.inputs, outputs, mode=mode, on_unused_input="ignore")
+    with np.errstate(all="ignore"):
+        result = [np.asarray(r) if not isinstance(r, np.ndarray) else r for r in fn(*values)]
+        return [r.copy() for r in result]
 
 
 # -- comparing ----------------------------------------------------------------------------------
@@ -168,6 +191,9 @@ def _compare_results(got, expected, against: str, mode: str, n_outputs: int = 10
     """Differences between two result lists; positions from ``n_outputs`` on are gradients."""
     if isinstance(expected, BaseException) and isinstance(got, BaseException):
         return []
+    if isinstance(got, ArignoteHangs):
+        detail = f"arignote hangs ({where_interrupted(got)})"
+        return [Difference("hangs", against, detail, mode, _error_text(got))]
     if isinstance(got, BaseException):
         return [Difference("raises", against, "arignote raises", mode, _error_text(got))]
     if isinstance(expected, BaseException):
@@ -236,33 +262,7 @@ def _one_sided(realized: Realized, wrt: list, direction: list, eps: float):
 
 PYTENSOR_TIME_LIMIT = 20.0  # seconds; some PyTensor rewrites loop forever (see the report)
 REFERENCE_TIME_LIMIT = 10.0  # seconds for building the program and its NumPy values
-
-
-_HUNG: list = []
-
-
-class PyTensorHangs(Exception):
-    """PyTensor (or the NumPy reference) did not finish within the time limit."""
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float):
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signals only reach the main thread: no limit
-        return
-
-    def interrupt(signum, frame):
-        _HUNG.append(True)  # recorded even if PyTensor catches the exception
-        raise PyTensorHangs(f"took more than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, interrupt)
-    # fires again every second: PyTensor may swallow one interruption (in a callback)
-    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+ARIGNOTE_TIME_LIMIT = 30.0  # seconds for compiling and running the program in one mode
 
 
 _PT_MODULES = ("pytensor.tensor", "pytensor.tensor.special", "pytensor.tensor.linalg")
@@ -289,13 +289,12 @@ def run_pytensor(realized: Realized, with_grad: bool):
     a :class:`PyTensorHangs` where it does not finish."""
     if pytensor is None:
         return None
-    _HUNG.clear()
     try:
-        with _time_limit(PYTENSOR_TIME_LIMIT):
+        with time_limit(PYTENSOR_TIME_LIMIT) as limit:
             result = _run_pytensor(realized, with_grad)
     except PyTensorHangs as err:
         return err
-    return PyTensorHangs("PyTensor was interrupted") if _HUNG else result
+    return PyTensorHangs("PyTensor was interrupted") if limit.fired else result
 
 
 def _run_pytensor(realized: Realized, with_grad: bool):
@@ -351,17 +350,13 @@ def _pytensor_gradient(realized: Realized, inputs: list, values: list) -> list:
 def check_program(program: Program, modes=tuple(MODES), with_pytensor: bool = True) -> Outcome:
     """Differences of ``program`` between arignote's modes, NumPy and (if installed) PyTensor."""
     outcome = Outcome(program)
-    manager = _quiet()
-    try:
-        # the NumPy reference can be slow beyond use (factorial_exact of large numbers)
-        with _time_limit(REFERENCE_TIME_LIMIT):
-            outcome.realized = realized = realize(program)
-        wrt, grads = _gradient_outputs(realized)
-    except Exception as err:
-        outcome.skipped = _error_text(err)
+    built = _build(outcome)
+    if built is None and outcome.differences:  # a hang: once more, as in _run_mode
+        outcome.differences.clear()
+        built = _build(outcome)
+    if built is None:
         return outcome
-    finally:
-        manager.__exit__(None, None, None)
+    realized, wrt, grads = built
     outputs = [realized.values[j][0] for j in realized.outputs]
     expected = [realized.values[j][1] for j in realized.outputs]
     results = _run_modes(outcome, realized, outputs + grads, modes)
@@ -389,6 +384,34 @@ def check_program(program: Program, modes=tuple(MODES), with_pytensor: bool = Tr
         diff.explanation = explain(diff, realized)
     _explain_consequences(outcome)
     return outcome
+
+
+def _build(outcome: Outcome):
+    """``(realized, wrt, grads)``, or None with ``outcome.skipped`` (or a hang) recorded."""
+    manager = _quiet()
+    try:
+        with time_limit(REFERENCE_TIME_LIMIT, ArignoteHangs) as limit:
+            outcome.realized = realized = realize(outcome.program)
+            wrt, grads = _gradient_outputs(realized)
+    except (Exception, TimeLimitExceeded) as err:
+        return _build_failed(outcome, err)
+    finally:
+        manager.__exit__(None, None, None)
+    if limit.fired:  # interrupted, and the interruption caught inside
+        return _build_failed(outcome, ArignoteHangs(f"took more than {REFERENCE_TIME_LIMIT:g} s"))
+    return realized, wrt, grads
+
+
+def _build_failed(outcome: Outcome, err: Exception) -> None:
+    # the NumPy reference can be slow beyond use (factorial_exact of large numbers): skipped;
+    # building the graph or its gradient is arignote's and must finish: a finding
+    if isinstance(err, TimeLimitExceeded) and not interrupted_in(err, "_call_reference"):
+        detail = f"building the graph hangs ({where_interrupted(err)})"
+        outcome.differences.append(Difference("hangs", "numpy", detail, "build"))
+        outcome.differences[-1].entries = tuple(s.entry for s in outcome.program.steps)
+    else:
+        outcome.skipped = _error_text(err)
+    return None
 
 
 def _run_modes(outcome: Outcome, realized: Realized, outputs: list, modes) -> dict:

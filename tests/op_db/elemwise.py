@@ -215,7 +215,13 @@ register(
     elemwise("logaddexp", pt.logaddexp, np.logaddexp, binary(-3.0, 3.0, ints=True)),
     elemwise("logaddexp2", pt.logaddexp2, np.logaddexp2, binary(-3.0, 3.0)),
     elemwise("sigmoid", pt.sigmoid, lambda x: 1 / (1 + np.exp(-x)), unary(-4.0, 4.0, ints=True)),
-    elemwise("softplus", pt.softplus, lambda x: np.logaddexp(0, x), unary(-4.0, 4.0)),
+    elemwise(
+        # zeros_like: the dtype NumPy gives x (float16 for booleans), as arignote computes in
+        "softplus",
+        pt.softplus,
+        lambda x: np.logaddexp(np.zeros_like(x), x),
+        unary(-4.0, 4.0),
+    ),
     elemwise(
         "log1mexp",
         pt.log1mexp,

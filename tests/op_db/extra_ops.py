@@ -101,7 +101,12 @@ def _triangle_samples(rng):
 
 def _np_segment_sum(x, sizes, axis):
     bounds = np.r_[0, np.cumsum(sizes)]
-    pieces = [np.take(x, range(a, b), axis=axis).sum(axis=axis) for a, b in pairwise(bounds)]
+    # in x's dtype, as the op (deliberate difference segment-sum-keeps-dtype): a boolean sum
+    # is a logical or, so that the values later steps compute from it agree too
+    pieces = [
+        np.take(x, range(a, b), axis=axis).sum(axis=axis, dtype=x.dtype)
+        for a, b in pairwise(bounds)
+    ]
     return np.stack(pieces, axis=axis)
 
 

@@ -99,7 +99,8 @@ INFINITE_SLOPE = "x log x has an infinite slope at 0 (finite differences cannot 
 
 
 def _xlogx_ref(x):
-    return scipy.special.xlogy(x, x).astype(x.dtype)
+    # in the float type NumPy's log gives x (float16 for booleans and int8, as arignote's)
+    return scipy.special.xlogy(x, x).astype(np.result_type(x.dtype, np.float16))
 
 
 register(

@@ -27,9 +27,11 @@ from arignote.tensor.linalg.basic import (
     check_square,
     check_square_value,
     identity_like,
+    linalg_dtype,
     mH,
 )
 from arignote.tensor.linalg.solve import SolveTriangular, _finish, _right_hand_sides
+from arignote.tensor.math import cast
 from arignote.tensor.products import matmul
 from arignote.tensor.sort import argsort
 from arignote.tensor.type import tensor_type
@@ -353,8 +355,10 @@ def lu_solve(
         ``b_ndim`` as in :func:`solve`; the last two are accepted for SciPy compatibility.
     """
     packed, piv = LU_and_pivots
-    packed, piv = as_matrices(packed, "lu_solve"), as_tensor_variable(piv)
-    b = as_tensor_variable(b)
+    packed, piv, b = as_tensor_variable(packed), as_tensor_variable(piv), as_tensor_variable(b)
+    # both operands in the dtype scipy.linalg.lu_solve's result has (integers count as float64)
+    dtype = linalg_dtype(packed.type.dtype, b.type.dtype, what="lu_solve")
+    packed, b = as_matrices(packed, "lu_solve", dtype=dtype), cast(b, dtype)
     packed, b, vector = _right_hand_sides(packed, b, b_ndim, "lu_solve")
     trans = int(trans)
     if trans == 0:  # L U x = b[r]

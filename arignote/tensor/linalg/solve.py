@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.blas
 
 from arignote.graph.basic import Apply, Variable
 from arignote.graph.op import Op
@@ -253,9 +254,33 @@ class SolveTriangular(SolveBase):
         self.unit_diagonal = bool(unit_diagonal)
 
     def _solve(self, a, b):
-        return scipy.linalg.solve_triangular(
-            a, b, trans=self.trans, lower=self.lower, unit_diagonal=self.unit_diagonal
-        )
+        # no finiteness check: inf/nan propagate (lu_solve's second solve reads the first's)
+        try:
+            return scipy.linalg.solve_triangular(
+                a,
+                b,
+                trans=self.trans,
+                lower=self.lower,
+                unit_diagonal=self.unit_diagonal,
+                check_finite=False,
+            )
+        except np.linalg.LinAlgError:  # a 0 on the diagonal: LAPACK's trtrs refuses
+            return self._substitute(a, b)
+
+    def _substitute(self, a, b):
+        """``op(T)^-1 B`` by BLAS ``trsm``, which does not check for singularity: a zero on
+        the diagonal gives inf/nan, as LAPACK's getrs (``scipy.linalg.lu_solve``, built from
+        these solves) and PyTensor's solve_triangular give."""
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+        trsm = scipy.linalg.blas.get_blas_funcs("trsm", (a, b))
+        x = np.empty(b.shape, dtype=trsm.dtype)
+        with np.errstate(all="ignore"):
+            for i in np.ndindex(batch):
+                x[i] = trsm(
+                    1.0, a[i], b[i], lower=self.lower, trans_a=self.trans, diag=self.unit_diagonal
+                )
+        return x
 
     def _op(self, t: Variable) -> Variable:
         """op(T): T, T^T or T^H by ``trans``."""

@@ -166,6 +166,27 @@ def broadcast_like(new: Variable, old: Variable, references: list[Variable]) -> 
     return new
 
 
+def may_differ(ref: Variable, new: Variable) -> bool:
+    """Whether ``ref`` may have, at run time, a length that ``new`` lacks in a dimension where
+    neither broadcasts statically (a run-time broadcast that the original graph refused)."""
+    if ref is new or ref.type.ndim != new.type.ndim:
+        return False
+    for r, n in zip(ref.type.shape, new.type.shape):
+        if r != 1 and n != 1 and (r is None or n is None or r != n):
+            return True
+    return False
+
+
+def keep_shape_checks(new: Variable, cancelled: list[Variable]) -> Variable:
+    """``new`` broadcast against every cancelled factor whose length it may not share: the
+    original graph checked (and broadcast) those lengths; ``second(ref, new)`` keeps both,
+    so that x[-1:] * y / y still raises where the lengths differ, as x[-1:] * 1 does."""
+    for ref in cancelled:
+        if isinstance(ref.type, TensorType) and may_differ(ref, new):
+            new = second(ref, new)
+    return new
+
+
 def is_constant_equal(var: Variable, value: Any) -> bool:
     """Whether ``var`` is known to hold ``value`` everywhere."""
     found = scalar_constant(var)

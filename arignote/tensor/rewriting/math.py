@@ -40,7 +40,13 @@ from arignote.tensor.math import (
     switch,
     true_div,
 )
-from arignote.tensor.rewriting.basic import broadcast_like, scalar_constant, single_client
+from arignote.tensor.rewriting.basic import (
+    broadcast_like,
+    keep_shape_checks,
+    pad_to_ndim,
+    scalar_constant,
+    single_client,
+)
 
 x, y = pattern_vars("x y")
 
@@ -260,19 +266,24 @@ def local_cast_cast(fgraph, node):
 @register_rewrite("canonicalize", "algebra")
 @node_rewriter([switch])
 def local_switch_known_condition(fgraph, node):
-    """switch(c, a, b) -> a (b) where c is known true (false) everywhere; switch(c, a, a) -> a."""
+    """switch(c, a, b) -> a (b) where c is known true (false) everywhere; switch(c, a, a) -> a.
+
+    The inputs dropped keep their run-time shape check (``second``): switch(c, a, a) with c of
+    run-time length 1 against a's 4 raises without the rewrite, and must with it.
+    """
     cond, a, b = node.inputs
     out = node.outputs[0]
     if a is b:
-        chosen = a
+        chosen, dropped = a, [cond]
     else:
         value = scalar_constant(cond)
         if value is None:
             return None
-        chosen = a if value else b
+        chosen, dropped = (a, [cond, b]) if value else (b, [cond, a])
     new = broadcast_like(cast(chosen, out.type.dtype), out, node.inputs)
     if new is None:
         return None
+    new = keep_shape_checks(new, [pad_to_ndim(d, out.type.ndim) for d in dropped])
     copy_stack_trace(out, new)
     return [new]
 

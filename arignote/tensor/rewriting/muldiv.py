@@ -22,11 +22,11 @@ from arignote.tensor.basic import constant
 from arignote.tensor.math import add, mul, neg, pow, reciprocal, second, sqr, sub, true_div
 from arignote.tensor.rewriting.basic import (
     broadcast_like,
+    keep_shape_checks,
     pad_to_ndim,
     scalar_constant,
     single_client,
 )
-from arignote.tensor.type import TensorType
 
 __all__: list[str] = []
 
@@ -260,27 +260,6 @@ def _cancel(factors: Factors) -> list[Variable]:
     return cancelled
 
 
-def _may_differ(ref: Variable, new: Variable) -> bool:
-    """Whether ``ref`` may have, at run time, a length that ``new`` lacks in a dimension where
-    neither broadcasts statically (a run-time broadcast that the original graph refused)."""
-    if ref is new or ref.type.ndim != new.type.ndim:
-        return False
-    for r, n in zip(ref.type.shape, new.type.shape):
-        if r != 1 and n != 1 and (r is None or n is None or r != n):
-            return True
-    return False
-
-
-def _keep_shape_checks(new: Variable, cancelled: list[Variable]) -> Variable:
-    """``new`` broadcast against every cancelled factor whose length it may not share: the
-    original graph checked (and broadcast) those lengths; ``second(ref, new)`` keeps both,
-    so that x[-1:] * y / y still raises where the lengths differ, as x[-1:] * 1 does."""
-    for ref in cancelled:
-        if isinstance(ref.type, TensorType) and _may_differ(ref, new):
-            new = second(ref, new)
-    return new
-
-
 @register_rewrite("canonicalize", "stabilize", "algebra", "cancel")
 @node_rewriter([mul, true_div, reciprocal, neg])
 def local_mul_div_cancel(fgraph, node):
@@ -298,7 +277,7 @@ def local_mul_div_cancel(fgraph, node):
     new = build_quotient(
         factors.num, factors.den, coefficient, node.outputs[0], factors.negations % 2 == 1
     )
-    new = _keep_shape_checks(pad_to_ndim(new, node.outputs[0].type.ndim), cancelled)
+    new = keep_shape_checks(pad_to_ndim(new, node.outputs[0].type.ndim), cancelled)
     return _finish(node, new, references)
 
 

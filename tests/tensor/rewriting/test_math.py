@@ -22,6 +22,7 @@ from tests.tensor.rewriting.utils import (
 )
 
 x, y, z = pt.dvectors("x y z")
+u, v, w = (pt.tensor(name, shape=(3,)) for name in "uvw")
 n = pt.lvector("n")
 CANON = ("canonicalize",)
 STABLE = ("canonicalize", "stabilize")
@@ -59,9 +60,11 @@ POSITIVE = {
     "sort_terms": (lambda: y + x, lambda: x + y),
     # creation order, constants first (the documents print the derivative of x**2 as 2.0 * x)
     "constant_first": (lambda: x * 2 + y, lambda: y + (2.0 * x)),
-    "switch_true": (lambda: pt.switch(1, x, y), lambda: x),
-    "switch_false": (lambda: pt.switch(0, x, y), lambda: y),
-    "switch_same": (lambda: pt.switch(pt.gt(x, y), z, z), lambda: z),
+    # the inputs a switch drops keep their run-time shape check (lengths unknown here)
+    "switch_true": (lambda: pt.switch(1, x, y), lambda: pt.second(y, x)),
+    "switch_false": (lambda: pt.switch(0, x, y), lambda: pt.second(x, y)),
+    "switch_same": (lambda: pt.switch(pt.gt(x, y), z, z), lambda: pt.second(pt.gt(x, y), z)),
+    "switch_same_known_shapes": (lambda: pt.switch(pt.gt(u, v), w, w), lambda: w),
 }
 
 
