@@ -107,7 +107,8 @@ def _system_kernel(node: Apply, solver: Callable, flags: str, check_finite: bool
 
 @lk._jit
 def _triangular(a, x, lower, trans, unit):
-    lk.tri_solve(a, x, lower, trans, unit, True)
+    # as perform (BLAS trsm): a zero on the diagonal gives inf/nan, inf/nan inputs propagate
+    lk.tri_solve(a, x, lower, trans, unit, False)
     return x
 
 
@@ -128,7 +129,7 @@ def _solve(op: Solve, node: Apply) -> Callable:
 def _solve_triangular(op: SolveTriangular, node: Apply) -> Callable:
     _inexact(node)
     flags = f", {op.lower}, {op.trans}, {op.unit_diagonal}"
-    return _system_kernel(node, _triangular, flags, True)
+    return _system_kernel(node, _triangular, flags, False)
 
 
 @numba_funcify.register(ChoSolve)
