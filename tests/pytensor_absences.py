@@ -153,8 +153,6 @@ for _reason, _module, _names in [
     (NOT_YET, "pytensor.graph.rewriting.basic", "SubstitutionNodeRewriter walking_rewriter"),
     (NOT_YET, "pytensor.graph.rewriting.basic", "inplace_graph_rewriter"),
     (OPTDB, "pytensor.graph.rewriting.db", "ProxyDB TopoDB"),
-    (NOT_YET, "pytensor.graph.traversal", "toposort_with_orderings"),
-    (NOT_YET, "pytensor.graph.traversal", "truncated_graph_inputs walk_toposort"),
     (META, "pytensor.graph.type", "HasDataType HasShape"),
     (META, "pytensor.graph.utils", "AssocList MetaObject MetaType"),
     (PY_INTERNAL, "pytensor.graph.utils", "get_variable_trace_string simple_extract_stack"),
@@ -197,7 +195,6 @@ for _reason, _module, _names in [
     # tensor: modules
     (C_BACKEND, "pytensor.tensor", "blas_c blas_headers elemwise_cgen"),
     (PY_INTERNAL, "pytensor.tensor", "exceptions functional symbolic type_other utils"),
-    (NOT_YET, "pytensor.tensor", "optimize"),
     # tensor: functions and ops not built yet
     (NOT_YET, "pytensor.tensor", "make_slice"),
     (NOT_YET, "pytensor.tensor", "slicetype"),

@@ -20,6 +20,7 @@ import tests.op_db.linalg_more
 import tests.op_db.matrix_equations
 import tests.op_db.mrg
 import tests.op_db.nnet
+import tests.op_db.optimize
 import tests.op_db.packing
 import tests.op_db.pad
 import tests.op_db.pool

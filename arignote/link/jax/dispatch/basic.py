@@ -88,6 +88,14 @@ def jax_funcify(op: Any, node: Apply | None = None, **kwargs: Any) -> Callable:
 UNSUPPORTED: dict[str, str] = {
     "arignote.compile.ops.FromFunctionOp": "it calls an arbitrary Python function (as_op, "
     "wrap_py), which JAX cannot trace",
+    **dict.fromkeys(
+        [
+            f"arignote.optimize.{name}"
+            for name in ("MinimizeOp", "MinimizeScalarOp", "RootOp", "RootScalarOp")
+        ],
+        "it runs SciPy's optimisers (scipy.optimize), Python loops over NumPy values that JAX "
+        "cannot trace (jax.scipy.optimize has only BFGS minimisation)",
+    ),
 }
 
 

@@ -46,6 +46,12 @@ FALLBACKS: dict[str, str] = {
         "complex64 values: numba's complex64 arithmetic is not NumPy's (complex128 is native)",
     ),
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
+    # tensor.optimize: the solvers are SciPy's Python routines calling back into the graph
+    **dict.fromkeys(
+        ["MinimizeOp", "MinimizeScalarOp", "RootOp", "RootScalarOp"],
+        "calls SciPy's optimisers (scipy.optimize.minimize, minimize_scalar, root, "
+        "root_scalar), Python code that numba cannot compile: runs perform in object mode",
+    ),
     # linalg
     **dict.fromkeys(
         [
