@@ -65,6 +65,10 @@ from arignote.tensor import conv, nnet, raw_random, shared_randomstreams, signal
 # Names PyTensor keeps in tensor.basic / tensor.math / ... bound there too (see module_paths).
 from arignote.tensor.module_paths import bind_pytensor_paths as _bind_pytensor_paths
 
+# PyTensor's slice values (type_other) and tensor.basic helpers
+from arignote.tensor.slices import MakeSlice, NoneSliceConst, SliceType, make_slice, slicetype
+from arignote.tensor.static_shape import infer_static_shape, transfer
+
 _bind_pytensor_paths(globals())
 
 # PyTensor's tensor namespace also holds these

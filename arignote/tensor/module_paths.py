@@ -39,7 +39,9 @@ PYTENSOR_PATHS: dict[ModuleType, tuple[str, ...]] = {
         "atleast_Nd flatnonzero get_underlying_scalar_constant_value get_vector_length "
         "horizontal_stack inverse_permutation is_flat nonzero_values stacklists tensor_copy "
         "tril_indices tril_indices_from triu_indices triu_indices_from vertical_stack alloc_diag "
-        "ix_ mgrid ogrid extract_diag"
+        "ix_ mgrid ogrid extract_diag "
+        # arignote.tensor.static_shape
+        "infer_static_shape transfer"
     ),
     math: _names(
         "All Argmax Dot Max Min Prod Sum all allclose any argmax argmin dot matmul max "

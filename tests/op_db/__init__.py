@@ -33,6 +33,7 @@ import tests.op_db.reduction
 import tests.op_db.reshape
 import tests.op_db.scan
 import tests.op_db.shape
+import tests.op_db.slices
 import tests.op_db.special
 import tests.op_db.special_more
 from tests.op_db.core import REGISTRY, Directive, OpInfo, Sample, register

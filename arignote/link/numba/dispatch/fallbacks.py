@@ -46,6 +46,9 @@ FALLBACKS: dict[str, str] = {
         "complex64 values: numba's complex64 arithmetic is not NumPy's (complex128 is native)",
     ),
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
+    "MakeSlice": "its output is a Python slice object (a graph value returned by a "
+    "function), which numba cannot build: indexing with make_slice reads the bounds when the "
+    "graph is built and never runs this node",
     # tensor.optimize: the solvers are SciPy's Python routines calling back into the graph
     **dict.fromkeys(
         ["MinimizeOp", "MinimizeScalarOp", "RootOp", "RootScalarOp"],
