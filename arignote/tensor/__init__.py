@@ -61,6 +61,14 @@ newaxis = None  # numpy.newaxis: x[:, pt.newaxis] inserts a length-1 dimension
 # Theano-era names kept so that Theano programs run: T.nnet (activations, cross-entropies,
 # conv2d), T.conv (convolutions), T.signal.pool / T.signal.downsample (pooling).
 from arignote.tensor import conv, nnet, raw_random, shared_randomstreams, signal
+from arignote.tensor.extra_op_classes import (
+    Bartlett,
+    FillDiagonal,
+    FillDiagonalOffset,
+    bartlett_,
+    fill_diagonal_,
+    fill_diagonal_offset_,
+)
 
 # Names PyTensor keeps in tensor.basic / tensor.math / ... bound there too (see module_paths).
 from arignote.tensor.module_paths import bind_pytensor_paths as _bind_pytensor_paths

@@ -61,7 +61,9 @@ PYTENSOR_PATHS: dict[ModuleType, tuple[str, ...]] = {
         # arignote.tensor.ravel
         "RavelMultiIndex UnravelIndex ravel_multi_index unravel_index "
         # arignote.tensor.combine
-        "concat_with_broadcast"
+        "concat_with_broadcast "
+        # arignote.tensor.extra_op_classes
+        "Bartlett FillDiagonal FillDiagonalOffset bartlett_ fill_diagonal_ fill_diagonal_offset_"
     ),
     shape: ("Reshape", "reshape"),
     special: ("xlog1py", "xlogy"),
