@@ -215,7 +215,6 @@ for _reason, _module, _names in [
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "products solvers summary"),
     (PY_INTERNAL, "pytensor.tensor.math", "FixedOpCAReduce NonZeroDimsCAReduce makeKeepDims"),
     (PY_INTERNAL, "pytensor.tensor.math", "mod_check variadic_add variadic_mul isinf_ isnan_"),
-    (NOT_YET, "pytensor.tensor.math", "MulWithoutZeros ProdWithoutZeros mul_without_zeros"),
     (VECTORIZE_RULE, "pytensor.tensor.math", "vectorize_argmax_node vectorize_node_dot"),
     (CHOICE_OP, "pytensor.tensor.random.basic", "ChoiceWithoutReplacement"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "broadcast_params compute_batch_shape"),

@@ -72,6 +72,11 @@ from arignote.tensor.extra_op_classes import (
 
 # Names PyTensor keeps in tensor.basic / tensor.math / ... bound there too (see module_paths).
 from arignote.tensor.module_paths import bind_pytensor_paths as _bind_pytensor_paths
+from arignote.tensor.prod_without_zeros import (
+    MulWithoutZeros,
+    ProdWithoutZeros,
+    mul_without_zeros,
+)
 
 # PyTensor's slice values (type_other) and tensor.basic helpers
 from arignote.tensor.slices import MakeSlice, NoneSliceConst, SliceType, make_slice, slicetype

@@ -51,7 +51,9 @@ PYTENSOR_PATHS: dict[ModuleType, tuple[str, ...]] = {
         "complex_from_polar vecdot matvec vecmat dense_dot cov median tri_gamma chi2sf gammau "
         "gammal "
         # arignote.tensor.special_functions
-        "betaincinv gammainccinv gammaincinv hyp2f1 ive kn kv kve owens_t"
+        "betaincinv gammainccinv gammaincinv hyp2f1 ive kn kv kve owens_t "
+        # arignote.tensor.prod_without_zeros
+        "MulWithoutZeros ProdWithoutZeros mul_without_zeros"
     ),
     extra_ops: _names(
         "Unique bincount broadcast_arrays broadcast_shape broadcast_to diff linspace "

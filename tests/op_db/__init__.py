@@ -37,6 +37,7 @@ import tests.op_db.shape
 import tests.op_db.slices
 import tests.op_db.special
 import tests.op_db.special_more
+import tests.op_db.without_zeros
 from tests.op_db.core import REGISTRY, Directive, OpInfo, Sample, register
 
 __all__ = ["REGISTRY", "Directive", "OpInfo", "Sample", "register"]

@@ -20,6 +20,7 @@ from arignote.link.numba.dispatch.basic import NotNative
 from arignote.scalar import arithmetic, composite, logical, math, rounding, special
 from arignote.scalar import complex as complex_ops
 from arignote.scalar.basic import ScalarOp
+from arignote.scalar.without_zeros import MulWithoutZeros
 from numba.np import ufunc_db
 
 #: NumPy ufuncs numba compiles natively (on scalars as on arrays).
@@ -113,6 +114,12 @@ def _cast(op, args, dtypes):
     if dtypes[0].startswith("complex") and not op.o_type.dtype.startswith("complex"):
         return f"{args[0]}.real"  # astype keeps the real part
     return args[0]
+
+
+@expression(MulWithoutZeros)
+def _mul_without_zeros(op, args, dtypes):
+    x, y = args
+    return f"({y} if {x} == 0 else ({x} if {y} == 0 else {x} * {y}))"
 
 
 @expression(arithmetic.Clip)
