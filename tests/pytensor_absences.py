@@ -75,10 +75,6 @@ GRAPH_FUNCTION = (
     "arignote builds this as a graph of existing ops (pt.permute_row_elements: argsort and "
     "take_along_axis), so there is no op class nor a copy of the function in tensor.basic"
 )
-CHOICE_OP = (
-    "PyTensor's separate op for choice(replace=False); arignote's choice draws with and "
-    "without replacement through one op (Generator.choice's numbers in both cases)"
-)
 SUBTENSOR_INTERNAL = (
     "an indexing helper of PyTensor's Subtensor implementation; arignote's indexing ops "
     "parse indices in arignote.tensor.index_spec"
@@ -216,7 +212,6 @@ for _reason, _module, _names in [
     (PY_INTERNAL, "pytensor.tensor.math", "FixedOpCAReduce NonZeroDimsCAReduce makeKeepDims"),
     (PY_INTERNAL, "pytensor.tensor.math", "mod_check variadic_add variadic_mul isinf_ isnan_"),
     (VECTORIZE_RULE, "pytensor.tensor.math", "vectorize_argmax_node vectorize_node_dot"),
-    (CHOICE_OP, "pytensor.tensor.random.basic", "ChoiceWithoutReplacement"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "broadcast_params compute_batch_shape"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "custom_rng_deepcopy explicit_expand_dims"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "params_broadcast_shapes"),

@@ -291,6 +291,20 @@ class ChoiceRV(RandomVariable):
         )
 
 
+class ChoiceWithoutReplacement(ChoiceRV):
+    """The op of ``choice(..., replace=False)``: items of ``a`` picked at most once each
+    (``Generator.choice(replace=False)``). PyTensor gives this case its own op class; here it
+    is ``ChoiceRV`` with ``replace`` fixed to False, so code testing
+    ``isinstance(node.op, ChoiceWithoutReplacement)`` finds these draws."""
+
+    name = "choice_without_replacement"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs.pop("replace", False):
+            raise ValueError("ChoiceWithoutReplacement draws without replacement")
+        super().__init__(*args, replace=False, **kwargs)
+
+
 class PermutationRV(RandomVariable):
     """A shuffled copy of ``x`` along ``axis`` (or of ``arange(x)``): ``Generator.permutation``.
 
@@ -499,7 +513,8 @@ def choice(a, size=None, replace=True, p=None, axis=0, shuffle=True, **kwargs):
     """
     a = as_tensor_variable(a)
     axis = _normalized_axis(axis, a.type.ndim, "choice")
-    op = ChoiceRV(
+    op_class = ChoiceRV if replace else ChoiceWithoutReplacement
+    op = op_class(
         ndim_supp=max(a.type.ndim - 1, 0),
         ndims_params=(a.type.ndim, 1),
         replace=replace,
@@ -549,6 +564,7 @@ def permuted(x, axis=None, **kwargs):
 __all__ = [
     "CategoricalRV",
     "ChoiceRV",
+    "ChoiceWithoutReplacement",
     "DirichletRV",
     "MultinomialRV",
     "MultivariateHypergeometricRV",
