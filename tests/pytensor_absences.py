@@ -53,15 +53,6 @@ STACK_TRACE = (
     "copy_stack_trace and its own rewrite checklist"
 )
 META = "PyTensor's metaclass / type-protocol helpers; arignote's Op and Type use HasProps"
-DENSE_ALIAS = (
-    "PyTensor 3's Dense* names for its tensor type and variables, kept for sparse/xtensor "
-    "distinctions that arignote does not have; TensorType/TensorVariable are the names"
-)
-TYPE_LISTS = "module-level lists of type instances grouped by dtype kind (PyTensor internals)"
-UNSIGNED_SCALARS = (
-    "unsigned scalar type constructors (ubscalar, ...); arignote's constructors cover "
-    "the b w i l f d c z prefixes of the Aesara documentation"
-)
 SCALAR_CLASSES = (
     "PyTensor's scalar op classes seen through tensor.special; arignote's are "
     "arignote.scalar.special.XLogY and XLog1pY (the tensor functions are xlogy and xlog1py)"
@@ -145,7 +136,6 @@ for _reason, _module, _names in [
     (PY_INTERNAL, "pytensor.graph.rewriting.basic", "merge_dict pre_constant_merge"),
     (PY_INTERNAL, "pytensor.graph.rewriting.basic", "pre_greedy_node_rewriter"),
     (OPTDB, "pytensor.graph.rewriting.db", "ProxyDB TopoDB"),
-    (META, "pytensor.graph.type", "HasDataType HasShape"),
     (META, "pytensor.graph.utils", "AssocList MetaObject MetaType"),
     (PY_INTERNAL, "pytensor.graph.utils", "get_variable_trace_string simple_extract_stack"),
     # compile debugging
@@ -235,15 +225,6 @@ for _reason, _module, _names in [
     (SUBTENSOR_INTERNAL, "pytensor.tensor.subtensor", "unflatten_index_variables"),
     (VECTORIZE_RULE, "pytensor.tensor.subtensor", "vectorize_advanced_subtensor"),
     (VECTORIZE_RULE, "pytensor.tensor.subtensor", "vectorize_subtensor"),
-    (DENSE_ALIAS, "pytensor.tensor.type", "DenseTensorType DenseTypeMeta"),
-    (TYPE_LISTS, "pytensor.tensor.type", "complex_matrix_types complex_scalar_types"),
-    (TYPE_LISTS, "pytensor.tensor.type", "complex_types complex_vector_types float_matrix_types"),
-    (TYPE_LISTS, "pytensor.tensor.type", "float_scalar_types float_types float_vector_types"),
-    (TYPE_LISTS, "pytensor.tensor.type", "int_matrix_types int_scalar_types int_types"),
-    (TYPE_LISTS, "pytensor.tensor.type", "int_vector_types"),
-    (UNSIGNED_SCALARS, "pytensor.tensor.type", "ubscalar uiscalar ulscalar uwscalar"),
-    (DENSE_ALIAS, "pytensor.tensor.variable", "DenseConstantMeta DenseTensorConstant"),
-    (DENSE_ALIAS, "pytensor.tensor.variable", "DenseTensorVariable DenseVariableMeta"),
     (PY_INTERNAL, "pytensor.tensor.variable", "TensorConstantSignature"),
     # names of the next points of this branch's work, not yet merged here
 ]:
