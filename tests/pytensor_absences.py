@@ -200,7 +200,7 @@ for _reason, _module, _names in [
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "constructors decomposition dtype_utils"),
     (SUBMODULE_LAYOUT, "pytensor.tensor.linalg", "products solvers summary"),
     (PY_INTERNAL, "pytensor.tensor.math", "FixedOpCAReduce NonZeroDimsCAReduce makeKeepDims"),
-    (PY_INTERNAL, "pytensor.tensor.math", "mod_check variadic_add variadic_mul isinf_ isnan_"),
+    (PY_INTERNAL, "pytensor.tensor.math", "mod_check isinf_ isnan_"),
     (VECTORIZE_RULE, "pytensor.tensor.math", "vectorize_argmax_node vectorize_node_dot"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "broadcast_params compute_batch_shape"),
     (PY_INTERNAL, "pytensor.tensor.random.utils", "custom_rng_deepcopy explicit_expand_dims"),

@@ -8,6 +8,7 @@ import arignote.tensor as pt
 from arignote.graph.type import HasDataType, HasShape
 from arignote.scalar.basic import ScalarType
 from arignote.tensor import type as tt
+from arignote.tensor.math import variadic_add, variadic_mul
 from arignote.tensor.variable import DenseTensorConstant, DenseTensorVariable
 
 
@@ -46,3 +47,11 @@ def test_has_data_type_and_shape_mixins():
     assert isinstance(x.type, HasShape) and isinstance(x.type, HasDataType)
     assert isinstance(ScalarType("float64"), HasDataType)
     assert not isinstance(ScalarType("float64"), HasShape)
+
+
+def test_variadic_add_and_mul_take_any_number_of_terms():
+    x, y = pt.dscalars("x", "y")
+    assert variadic_add().eval() == 0 and variadic_mul().eval() == 1
+    assert variadic_add(x) is x and variadic_mul(y) is y
+    f = arignote.function([x, y], [variadic_add(x, y, x), variadic_mul(x, y, 2.0)])
+    assert [float(v) for v in f(3.0, 4.0)] == [10.0, 24.0]
