@@ -40,35 +40,49 @@ DEBUGMODE_INTERNAL = (
 PROFILING_INTERNAL = (
     "PyTensor's global profile printers; arignote's ProfileStats prints itself (summary())"
 )
-FROZEN = "frozen (hash-consed) graphs of PyTensor 3 are not built in arignote"
+FROZEN = (
+    "PyTensor 3's frozen graphs (FrozenApply, FrozenFunctionGraph, NominalVariable: immutable "
+    "and hash-consed, so that equal graphs are one object) are not built: arignote's graphs "
+    "are mutable FunctionGraphs, and MergeOptimizer merges equal subgraphs when compiling"
+)
 ALIASING = (
-    "PyTensor's aliasing helpers; arignote.compile.aliasing does the same job with its own API"
+    "PyTensor's aliasing helpers (the Supervisor feature, alias_root, view_tree_set, "
+    "infer_reuse_pattern, AliasedMemoryError); arignote.compile.aliasing keeps the same memory "
+    "contract with view_root, views_of, reuse_pattern, protect_inputs and insert_deepcopy"
 )
 PRINTER_CLASSES = (
     "a class of PyTensor's pprint printer registry; arignote's pp/pprint format by op "
     "through one table (arignote.printing), without per-op printer objects"
 )
 STACK_TRACE = (
-    "PyTensor's stack-trace checking for rewrites; arignote tests rewrites with "
-    "copy_stack_trace and its own rewrite checklist"
+    "PyTensor's check that rewrites keep stack traces: every variable arignote creates records "
+    "where user code made it (tag.trace, including those a rewrite makes), so the check would "
+    "always pass; rewrites copy the replaced variable's trace with copy_stack_trace, which the "
+    "rewrite checklist test requires"
 )
-META = "PyTensor's metaclass / type-protocol helpers; arignote's Op and Type use HasProps"
+META = (
+    "PyTensor's metaclass machinery (MetaType and MetaObject derive __eq__, __hash__ and __str__ "
+    "from __props__; AssocList is its dict for unhashable keys): arignote's Op and Type get the "
+    "same behaviour from the HasProps base class (arignote.graph.utils)"
+)
 SCALAR_CLASSES = (
     "PyTensor's scalar op classes seen through tensor.special; arignote's are "
     "arignote.scalar.special.XLogY and XLog1pY (the tensor functions are xlogy and xlog1py)"
 )
-SPECIAL_NOT_YET = (
-    "special function not implemented yet: needs an elementwise scalar op with its "
-    "derivatives and a SciPy reference entry in the op database"
+CONNECTION = (
+    "the connection pattern of a whole graph is arignote.autodiff.connection."
+    "graph_connection_pattern(inputs, outputs): it follows the ops' own connection patterns, "
+    "which the autodiff layer defines, above graph.op"
 )
-NOT_YET = "not implemented yet"
 GRAPH_FUNCTION = (
     "arignote builds this as a graph of existing ops (pt.permute_row_elements: argsort and "
     "take_along_axis), so there is no op class nor a copy of the function in tensor.basic"
 )
 SUBTENSOR_INTERNAL = (
-    "an indexing helper of PyTensor's Subtensor implementation; arignote's indexing ops "
-    "parse indices in arignote.tensor.index_spec"
+    "an indexing helper of PyTensor's Subtensor implementation (index canonicalisation, "
+    "idx_list bookkeeping); arignote's indexing ops parse indices in arignote.tensor.index_spec "
+    "(slice_length and static_slice_length compute a slice's length, numpy_index rebuilds an "
+    "index from an op's idx_list and its inputs)"
 )
 LINALG_NOT_YET = (
     "tridiagonal LU (LAPACK gttrf/gttrs) is not built: solve a tridiagonal system with the "
@@ -128,7 +142,8 @@ for _reason, _module, _names in [
     (PY_INTERNAL, "pytensor.graph.features", "register_feature_callback"),
     (FROZEN, "pytensor.graph.fg", "AbstractFunctionGraph FrozenFunctionGraph"),
     (PY_INTERNAL, "pytensor.graph.fg", "Output"),
-    (PY_INTERNAL, "pytensor.graph.op", "ThunkType io_connection_pattern is_thunk_type"),
+    (PY_INTERNAL, "pytensor.graph.op", "ThunkType is_thunk_type"),
+    (CONNECTION, "pytensor.graph.op", "io_connection_pattern"),
     (STACK_TRACE, "pytensor.graph.rewriting.basic", "CheckStackTraceFeature"),
     (STACK_TRACE, "pytensor.graph.rewriting.basic", "CheckStackTraceRewriter check_stack_trace"),
     (PY_INTERNAL, "pytensor.graph.rewriting.basic", "ChangeTracker DispatchingFeature"),
@@ -226,6 +241,5 @@ for _reason, _module, _names in [
     (VECTORIZE_RULE, "pytensor.tensor.subtensor", "vectorize_advanced_subtensor"),
     (VECTORIZE_RULE, "pytensor.tensor.subtensor", "vectorize_subtensor"),
     (PY_INTERNAL, "pytensor.tensor.variable", "TensorConstantSignature"),
-    # names of the next points of this branch's work, not yet merged here
 ]:
     ABSENT.update(_entries(_reason, _module, _names))
