@@ -77,7 +77,7 @@ def _root_samples(rng):
 
 
 def _cube_root(a):
-    x = pt.ones((4,), dtype=a.dtype)
+    x = pt.ones_like(a)
     return root(x**3 - a, x, optimizer_kwargs={"tol": 1e-14})[0]
 
 
