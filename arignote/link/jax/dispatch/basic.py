@@ -93,7 +93,15 @@ UNSUPPORTED: dict[str, str] = {
     **dict.fromkeys(
         [
             f"arignote.optimize.{name}"
-            for name in ("MinimizeOp", "MinimizeScalarOp", "RootOp", "RootScalarOp")
+            for name in (
+                "MinimizeOp",
+                "MinimizeScalarOp",
+                "RootOp",
+                "RootScalarOp",
+                "ScipyWrapperOp",
+                "ScipyScalarWrapperOp",
+                "ScipyVectorWrapperOp",
+            )
         ],
         "it runs SciPy's optimisers (scipy.optimize), Python loops over NumPy values that JAX "
         "cannot trace (jax.scipy.optimize has only BFGS minimisation)",
