@@ -28,6 +28,16 @@ from tests.op_db.core import Directive, OpInfo, Sample, register
 TIGHT = {"options": {"gtol": 1e-12}}
 
 
+def _real(*args):
+    """The arguments as floats (the fuzzer also feeds integer and boolean versions of the
+    samples; optimising over integers means nothing, so both sides compute in float64)."""
+    return [a if a.dtype in ("float32", "float64") else a.astype("float64") for a in args]
+
+
+def _real_ref(*args):
+    return [a if a.dtype.kind == "f" else a.astype("float64") for a in map(np.asarray, args)]
+
+
 def _ridge_samples(rng):
     return [
         Sample((rng.normal(size=(5, 3)), rng.normal(size=(5,))), name="tall"),
@@ -36,6 +46,7 @@ def _ridge_samples(rng):
 
 
 def _ridge(a, b):
+    a, b = _real(a, b)
     # min_x |a x - b|^2 + |x|^2 / 2, from x = 0
     x = pt.zeros((a.shape[1],), dtype=a.dtype)
     objective = ((pt.dot(a, x) - b) ** 2).sum() + 0.5 * (x**2).sum()
@@ -43,11 +54,13 @@ def _ridge(a, b):
 
 
 def _ridge_ref(a, b):
+    a, b = _real_ref(a, b)
     # the gradient 2 aᵀ(a x - b) + x vanishes: (aᵀa + I/2) x = aᵀ b
     return np.linalg.solve(a.T @ a + 0.5 * np.eye(a.shape[1]), a.T @ b)
 
 
 def _two_variables(a, b):
+    a, b = _real(a, b)
     # the same problem with x split into a 2x1 matrix and a scalar (packed into one vector)
     first, second = pt.zeros((2, 1), dtype=a.dtype), pt.zeros((), dtype=a.dtype)
     x = pt.concatenate([first.ravel(), second[None]])
@@ -66,6 +79,7 @@ def _scalar_samples(rng):
 
 
 def _quadratic(c, w):
+    c, w = _real(c, w)
     # min_x w (x - c)^2 + x  at  x = c - 1 / (2 w)
     x = pt.zeros((), dtype=c.dtype)  # (minimize_scalar takes no starting point)
     solved, _ = minimize_scalar(w * (x - c) ** 2 + x, x, optimizer_kwargs={"tol": 1e-12})
@@ -77,6 +91,7 @@ def _root_samples(rng):
 
 
 def _cube_root(a):
+    (a,) = _real(a)
     x = pt.ones_like(a)
     return root(x**3 - a, x, optimizer_kwargs={"tol": 1e-14})[0]
 
@@ -86,6 +101,7 @@ def _root_scalar_samples(rng):
 
 
 def _square_root(a):
+    (a,) = _real(a)
     x = pt.ones((), dtype=a.dtype)
     return root_scalar(x**2 - a, x, method="newton", jac=True, optimizer_kwargs={"xtol": 1e-14})[0]
 
@@ -110,7 +126,7 @@ register(
     OpInfo(
         name="optimize.minimize_scalar",
         build=_quadratic,
-        ref=lambda c, w: c - 1 / (2 * w),
+        ref=lambda c, w: _real_ref(c)[0] - 1 / (2 * _real_ref(w)[0]),
         samples=_scalar_samples,
         op_class=MinimizeScalarOp,
         # the minimiser of a smooth function is found only to about sqrt(machine epsilon)
@@ -129,14 +145,14 @@ register(
     OpInfo(
         name="optimize.root",
         build=_cube_root,
-        ref=np.cbrt,
+        ref=lambda a: np.cbrt(_real_ref(a)[0]),
         samples=_root_samples,
         op_class=RootOp,
     ),
     OpInfo(
         name="optimize.root_scalar",
         build=_square_root,
-        ref=np.sqrt,
+        ref=lambda a: np.sqrt(_real_ref(a)[0]),
         samples=_root_scalar_samples,
         op_class=RootScalarOp,
     ),
