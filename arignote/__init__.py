@@ -73,3 +73,13 @@ def __getattr__(name: str):
     if name == "wrap_jax":
         return _importlib.import_module("arignote.link.jax.ops").wrap_jax
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# PyTensor's ``pytensor.tensor.optimize`` (SciPy's optimisers as ops): it sits above the tensor
+# layer (it compiles and differentiates its inner graph), so it is served at that path here.
+import sys as _sys
+
+from arignote import optimize as _optimize
+
+_sys.modules["arignote.tensor.optimize"] = _optimize
+tensor.optimize = _optimize

@@ -41,6 +41,7 @@ MODULES = [
     "pytensor.tensor.sharedvar",
     "pytensor.tensor.blockwise",
     "pytensor.tensor.einsum",
+    "pytensor.tensor.optimize",
     "pytensor.graph",
     "pytensor.graph.basic",
     "pytensor.graph.op",

@@ -157,5 +157,147 @@ class ReplaceValidate(History, Validator):
         return ReplaceValidate()
 
 
+class HistoryEntry:
+    """One recorded change of a graph: ``node``'s input ``i`` (an output when ``node`` is
+    ``"output"``) became ``var``, for ``reason``. :class:`FullHistory` keeps two lists of them,
+    one to replay the changes and one to undo them."""
+
+    __slots__ = ("i", "node", "reason", "var")
+
+    def __init__(self, node: Any, i: int, var: Any, reason: Any = None) -> None:
+        self.node, self.i, self.var, self.reason = node, i, var, reason
+
+    def __repr__(self) -> str:
+        return f"HistoryEntry(node={self.node}, i={self.i}, var={self.var}, reason={self.reason})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HistoryEntry) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def _fields(self) -> tuple:
+        return (self.node, self.i, self.var, self.reason)
+
+    def __reduce__(self):
+        # a rewriter given as the reason may not pickle: keep its name
+        reason = self.reason
+        if reason is not None and not isinstance(reason, str):
+            reason = getattr(reason, "__name__", None) or str(reason)
+        return type(self), (self.node, self.i, self.var, reason)
+
+
+class FullHistory(Feature):
+    """Records every change of one graph so that one can step through its states.
+
+    After a rewrite, ``start()`` returns the graph to its state when the feature was attached,
+    ``next()``/``prev()`` replay or undo one change, ``goto(k)`` reaches the state after ``k``
+    changes and ``end()`` the last state; each returns the graph. ``callback`` (if given) is
+    called after each recorded change; ``fw[k].reason`` names the rewrite of change ``k``.
+    """
+
+    def __init__(self, callback: Any = None) -> None:
+        self.fw: list[HistoryEntry] = []  # what each change did
+        self.bw: list[HistoryEntry] = []  # how to undo it
+        self.pointer = -1  # index of the last change in effect
+        self.fg: Any = None
+        self.callback = callback
+
+    def on_attach(self, fgraph: Any) -> None:
+        if self.fg is not None:
+            raise ValueError("FullHistory is already attached to another graph")
+        self.fg = fgraph
+
+    def on_change_input(self, fgraph, node, i, var, new_var, reason=None):
+        self.bw.append(HistoryEntry(node, i, var, reason))
+        self.fw.append(HistoryEntry(node, i, new_var, reason))
+        self.pointer += 1
+        if self.callback is not None:
+            self.callback()
+
+    def clone(self) -> FullHistory:
+        return FullHistory(self.callback)
+
+    def goto(self, checkpoint: int) -> Any:
+        """The graph as it was after the first ``checkpoint`` changes."""
+        length = len(self.bw)
+        if not 0 <= checkpoint <= length:
+            raise ValueError(f"checkpoint {checkpoint} is not between 0 and {length}")
+        pointer = self.pointer
+        while pointer > checkpoint - 1:  # undo
+            self._apply(self.bw[pointer])
+            pointer -= 1
+        while pointer < checkpoint - 1:  # replay
+            pointer += 1
+            self._apply(self.fw[pointer])
+        # the moves were recorded as changes too: forget them
+        del self.bw[length:], self.fw[length:]
+        self.pointer = pointer
+        return self.fg
+
+    def _apply(self, entry: HistoryEntry) -> None:
+        self.fg.change_node_input(
+            entry.node, entry.i, entry.var, reason=("Revert", entry.reason), check=False
+        )
+
+    def start(self) -> Any:
+        """The graph before any recorded change."""
+        return self.goto(0)
+
+    def end(self) -> Any:
+        """The graph after every recorded change."""
+        return self.goto(len(self.bw))
+
+    def prev(self) -> Any:
+        """Undo one change (the graph unchanged at the start)."""
+        return self.fg if self.pointer < 0 else self.goto(self.pointer)
+
+    def next(self) -> Any:
+        """Replay one change (the graph unchanged at the end)."""
+        return self.fg if self.pointer >= len(self.bw) - 1 else self.goto(self.pointer + 2)
+
+
+class NoOutputFromInplace(Feature):
+    """Refuses (at validation) any change that makes one of the protected outputs (by
+    position) the result of an in-place operation: such an output would alias, and overwrite,
+    another variable's memory (inner graphs of loops protect their outputs so)."""
+
+    def __init__(self, protected_out_ids: Any) -> None:
+        self.protected_out_ids = tuple(protected_out_ids)
+
+    def on_attach(self, fgraph: Any) -> None:
+        if hasattr(fgraph, "_no_output_from_inplace"):
+            raise AlreadyThere(f"NoOutputFromInplace is already attached to {fgraph}")
+        fgraph._no_output_from_inplace = self
+
+    def on_detach(self, fgraph: Any) -> None:
+        del fgraph._no_output_from_inplace
+
+    def clone(self) -> NoOutputFromInplace:
+        return NoOutputFromInplace(self.protected_out_ids)
+
+    def validate(self, fgraph: Any) -> bool:
+        for out in (fgraph.outputs[i] for i in self.protected_out_ids):
+            node = out.owner
+            if node is not None and node.outputs.index(out) in node.op.destroy_map:
+                raise InconsistencyError(
+                    f"output {out} of the graph is protected from in-place operations, but "
+                    f"{node.op} computes it by overwriting one of its inputs"
+                )
+        return True
+
+
+class PreserveVariableAttributes(Feature):
+    """Keeps a replaced variable's name (when the replacement has none) and its
+    ``tag.nan_guard_mode_check`` through rewrites."""
+
+    def on_change_input(self, fgraph, node, i, var, new_var, reason=None):
+        if var.owner is not None and var.name is not None and new_var.name is None:
+            new_var.name = var.name
+        check = getattr(var.tag, "nan_guard_mode_check", None)
+        if check is not None and getattr(new_var.tag, "nan_guard_mode_check", False) is False:
+            new_var.tag.nan_guard_mode_check = check
+
+
 # PyTensor keeps InconsistencyError in graph.utils, which sits below this module: bind it there.
 _utils.InconsistencyError = InconsistencyError

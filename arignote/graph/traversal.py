@@ -193,3 +193,92 @@ def apply_depends_on(apply: Any, depends_on: Any) -> bool:
     """Whether the node ``apply`` is computed from (one of) the node(s) ``depends_on``."""
     targets = set(depends_on) if isinstance(depends_on, (list, tuple, set)) else {depends_on}
     return any(v.owner in targets for v in ancestors(apply.inputs))
+
+
+def walk_toposort(graphs: Iterable, deps: Callable[[Any], Iterable | None]) -> Iterator:
+    """Yield every object reachable from ``graphs`` through ``deps``, each after its
+    dependencies (Kahn's algorithm: sources first, then whatever they release, in order).
+
+    ``deps`` must return the same objects each time (identity is what counts). A cycle raises
+    ``ValueError`` once the objects that can be ordered are yielded.
+    """
+    pending: dict = {}  # object -> its dependencies not yet yielded
+    clients: dict = {}
+    for obj, children in walk(
+        graphs, lambda o: pending.setdefault(o, list(deps(o) or ())), False, True
+    ):
+        for child in children:
+            clients.setdefault(child, []).append(obj)
+    ready = deque(obj for obj, needed in pending.items() if not needed)
+    done: set = set()
+    while ready:
+        obj = ready.popleft()
+        if obj in done:
+            continue
+        done.add(obj)
+        yield obj
+        for client in clients.get(obj, ()):
+            pending[client] = [d for d in pending[client] if d is not obj]
+            if not pending[client]:
+                ready.append(client)
+    if len(done) != len(pending):
+        raise ValueError("graph contains cycles")
+
+
+def toposort_with_orderings(
+    graphs: Iterable,
+    *,
+    blockers: Iterable | None = None,
+    orderings: dict | None = None,
+) -> Iterator:
+    """Yield the Apply nodes ``graphs`` depend on (not past ``blockers``) in a topological
+    order that also puts each node after the nodes (or variables' owners) that
+    ``orderings[node]`` lists (in-place rewrites use it to run readers before a destroyer)."""
+    if not orderings:
+        yield from toposort(list(graphs), blockers=set(blockers or ()))
+        return
+    stop = frozenset(blockers or ())
+
+    def deps(obj: Any) -> list | None:
+        if obj in stop:
+            return None
+        if hasattr(obj, "outputs"):  # an Apply node
+            return [*obj.inputs, *orderings.get(obj, ())]
+        owner = obj.owner
+        return [owner, *orderings.get(owner, ())] if owner is not None else orderings.get(obj)
+
+    yield from (obj for obj in walk_toposort(graphs, deps) if hasattr(obj, "outputs"))
+
+
+def truncated_graph_inputs(outputs: Sequence, ancestors_to_include: Iterable | None = None) -> list:
+    """The variables closest to ``outputs`` that suffice to compute them without depending on
+    each other: graph inputs, cut at the ``ancestors_to_include`` that the outputs reach.
+
+    A variable that depends on none of ``ancestors_to_include`` is returned whole (its own
+    inputs are not needed); one of ``ancestors_to_include`` is returned, and the walk goes on
+    above it only when it depends on another of them. ``minimize`` uses it to find the
+    parameters of an objective given the variable optimised.
+    """
+    if not ancestors_to_include:
+        return list(dict.fromkeys(outputs))
+    include = set(ancestors_to_include)
+    blockers = set(include)
+    found: list = []
+    seen: set = set()
+    candidates = list(outputs)
+    while candidates:
+        var = candidates.pop()
+        if var in seen:
+            continue
+        seen.add(var)
+        if var in include:
+            found.append(var)
+            if variable_depends_on(var, include - {var}):
+                candidates.extend(v for v in var.owner.inputs if v not in seen)
+            continue
+        if variable_depends_on(var, blockers):
+            candidates.extend(var.owner.inputs)
+        else:
+            found.append(var)
+        blockers.add(var)
+    return found

@@ -111,3 +111,18 @@ class Type(HasProps):
         props = self._props_dict() if hasattr(self, "__props__") else {}
         props.update(kwargs)
         return type(self)(**props)
+
+
+class HasDataType:
+    """A mixin for types with a ``dtype`` attribute (``TensorType``, ``ScalarType``...), for
+    ``isinstance(var.type, HasDataType)`` tests as in PyTensor."""
+
+    dtype: str
+
+
+class HasShape:
+    """A mixin for types with ``shape`` (static lengths, None where unknown) and ``ndim``
+    attributes (``TensorType``), for ``isinstance(var.type, HasShape)`` tests as in PyTensor."""
+
+    ndim: int
+    shape: tuple[int | None, ...]

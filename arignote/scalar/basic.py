@@ -20,7 +20,7 @@ from arignote.config import config
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.grad_types import is_disconnected, is_null
 from arignote.graph.op import Op
-from arignote.graph.type import Type
+from arignote.graph.type import HasDataType, Type
 from arignote.graph.utils import MethodNotDefined
 from arignote.scalar.dtype_rules import apply_rule, rule_for
 
@@ -79,7 +79,7 @@ def cast_python_scalar(value: Any, dtype: str) -> Any:
     return np.asarray(value, dtype=dtype)
 
 
-class ScalarType(Type):
+class ScalarType(Type, HasDataType):
     """The type of a single number of a given ``dtype`` (NumPy scalars are its values)."""
 
     __props__ = ("dtype",)

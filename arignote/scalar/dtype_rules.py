@@ -352,6 +352,7 @@ DTYPE_RULES: dict[str, Rule] = {
     **_rows(round_half_to_even, "rounding", "RoundHalfToEven"),
     **_rows(factorial, "special", "Factorial"),
     **_rows(polygamma, "special", "Polygamma"),
+    **_rows(promote, "without_zeros", "MulWithoutZeros"),  # x * y's dtype
 }
 
 

@@ -210,6 +210,8 @@ _FORMULAS: dict[str, Formula] = {
     **_special("special_more", "Kv:kv/2 Kve:kve/2 Kn:kn/2 Ive:ive/2 GammaIncInv:gammaincinv/2"),
     **_special("special_more", "GammaIncCInv:gammainccinv/2 BetaIncInv:betaincinv/3"),
     **_special("special_more", "Hyp2F1:hyp2f1/4 OwensT:owens_t/2"),
+    # a zero factor is skipped: f(0, y) = y, f(x, 0) = x
+    "without_zeros.MulWithoutZeros": "where(x0 == 0, x1, where(x1 == 0, x0, x0 * x1))",
 }
 
 _FOLDED = {"arithmetic.Add", "arithmetic.Mul"}

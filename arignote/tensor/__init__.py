@@ -61,9 +61,26 @@ newaxis = None  # numpy.newaxis: x[:, pt.newaxis] inserts a length-1 dimension
 # Theano-era names kept so that Theano programs run: T.nnet (activations, cross-entropies,
 # conv2d), T.conv (convolutions), T.signal.pool / T.signal.downsample (pooling).
 from arignote.tensor import conv, nnet, raw_random, shared_randomstreams, signal
+from arignote.tensor.extra_op_classes import (
+    Bartlett,
+    FillDiagonal,
+    FillDiagonalOffset,
+    bartlett_,
+    fill_diagonal_,
+    fill_diagonal_offset_,
+)
 
 # Names PyTensor keeps in tensor.basic / tensor.math / ... bound there too (see module_paths).
 from arignote.tensor.module_paths import bind_pytensor_paths as _bind_pytensor_paths
+from arignote.tensor.prod_without_zeros import (
+    MulWithoutZeros,
+    ProdWithoutZeros,
+    mul_without_zeros,
+)
+
+# PyTensor's slice values (type_other) and tensor.basic helpers
+from arignote.tensor.slices import MakeSlice, NoneSliceConst, SliceType, make_slice, slicetype
+from arignote.tensor.static_shape import infer_static_shape, transfer
 
 _bind_pytensor_paths(globals())
 

@@ -435,6 +435,20 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     return expand_reduced(out, axes, x.type.ndim) if keepdims else out
 
 
+def variadic_add(*args: Any) -> Any:
+    """``add`` of any number of terms: the constant 0 for none, the term itself for one."""
+    if not args:
+        return constant(0)
+    return args[0] if len(args) == 1 else add(*args)
+
+
+def variadic_mul(*args: Any) -> Any:
+    """``mul`` of any number of factors: the constant 1 for none, the factor itself for one."""
+    if not args:
+        return constant(1)
+    return args[0] if len(args) == 1 else mul(*args)
+
+
 # Every elementwise op instance (all spellings) plus the helper functions.
 __all__ = sorted(
     [
@@ -444,4 +458,5 @@ __all__ = sorted(
     ]
     + ["astype", "cast", "clip", "divmod", "isclose", "ones_like", "round", "zeros_like"]
     + ["LogSumExp", "logsumexp"]
+    + ["variadic_add", "variadic_mul"]
 )

@@ -39,7 +39,9 @@ PYTENSOR_PATHS: dict[ModuleType, tuple[str, ...]] = {
         "atleast_Nd flatnonzero get_underlying_scalar_constant_value get_vector_length "
         "horizontal_stack inverse_permutation is_flat nonzero_values stacklists tensor_copy "
         "tril_indices tril_indices_from triu_indices triu_indices_from vertical_stack alloc_diag "
-        "ix_ mgrid ogrid extract_diag"
+        "ix_ mgrid ogrid extract_diag "
+        # arignote.tensor.static_shape
+        "infer_static_shape transfer"
     ),
     math: _names(
         "All Argmax Dot Max Min Prod Sum all allclose any argmax argmin dot matmul max "
@@ -49,7 +51,9 @@ PYTENSOR_PATHS: dict[ModuleType, tuple[str, ...]] = {
         "complex_from_polar vecdot matvec vecmat dense_dot cov median tri_gamma chi2sf gammau "
         "gammal "
         # arignote.tensor.special_functions
-        "betaincinv gammainccinv gammaincinv hyp2f1 ive kn kv kve owens_t"
+        "betaincinv gammainccinv gammaincinv hyp2f1 ive kn kv kve owens_t "
+        # arignote.tensor.prod_without_zeros
+        "MulWithoutZeros ProdWithoutZeros mul_without_zeros"
     ),
     extra_ops: _names(
         "Unique bincount broadcast_arrays broadcast_shape broadcast_to diff linspace "
@@ -59,7 +63,9 @@ PYTENSOR_PATHS: dict[ModuleType, tuple[str, ...]] = {
         # arignote.tensor.ravel
         "RavelMultiIndex UnravelIndex ravel_multi_index unravel_index "
         # arignote.tensor.combine
-        "concat_with_broadcast"
+        "concat_with_broadcast "
+        # arignote.tensor.extra_op_classes
+        "Bartlett FillDiagonal FillDiagonalOffset bartlett_ fill_diagonal_ fill_diagonal_offset_"
     ),
     shape: ("Reshape", "reshape"),
     special: ("xlog1py", "xlogy"),

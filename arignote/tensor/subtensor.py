@@ -59,6 +59,7 @@ from arignote.tensor.index_spec import (
     zero_cotangent,
 )
 from arignote.tensor.shape import Shape
+from arignote.tensor.slices import SliceType, python_slice
 from arignote.tensor.type import tensor_type
 
 # -- Subtensor -----------------------------------------------------------------------------
@@ -320,6 +321,8 @@ def _entry(item: Any) -> tuple:
         return item, []
     if isinstance(item, slice):
         return _slice_entry(item)
+    if isinstance(item, Variable) and isinstance(item.type, SliceType):
+        return _slice_entry(python_slice(item))  # make_slice(a, b) indexes as a:b
     if isinstance(item, (bool, np.bool_)):
         return MASK, [constant(np.bool_(item))]
     if isinstance(item, (Variable, Apply, list, tuple, np.ndarray, np.generic)):

@@ -12,7 +12,7 @@ import numpy as np
 
 from arignote.config import config
 from arignote.graph.basic import Variable
-from arignote.graph.type import Type
+from arignote.graph.type import HasDataType, HasShape, Type
 from arignote.scalar.basic import all_dtypes, continuous_dtypes, discrete_dtypes
 
 _NUMERIC_KINDS = frozenset("biufc")
@@ -70,7 +70,7 @@ def _device_array(data: Any) -> bool:
     return bool(_DEVICE_ARRAY_TYPES) and isinstance(data, _DEVICE_ARRAY_TYPES)
 
 
-class TensorType(Type):
+class TensorType(Type, HasDataType, HasShape):
     """Arrays of ``dtype`` with ``len(shape)`` dimensions; ``shape[i]`` is a size or None.
 
     A dimension of static size 1 is "broadcastable": it may be broadcast against any size.
@@ -534,6 +534,42 @@ for _prefix, _dtype in _PREFIX_DTYPES.items():
         globals()[_prefix + _family] = _type
         globals()[_prefix + _PLURALS[_family]] = _plural(_type)
 del _prefix, _dtype, _family, _shape, _type
+
+
+# PyTensor's unsigned scalar types (it has no unsigned vector or matrix constructors)
+ubscalar, uwscalar = TensorType("uint8", ()), TensorType("uint16", ())
+uiscalar, ulscalar = TensorType("uint32", ()), TensorType("uint64", ())
+
+
+# PyTensor's module-level tuples of types by dtype kind (``x.type in float_types``...): the
+# scalar, vector and matrix types of each precision; ``*_types`` alone are the scalar ones.
+def _types(family: str, prefixes: str) -> tuple:
+    return tuple(globals()[prefix + family] for prefix in prefixes)
+
+
+int_scalar_types, int_vector_types, int_matrix_types = (
+    _types(f, "bwil") for f in ("scalar", "vector", "matrix")
+)
+float_scalar_types, float_vector_types, float_matrix_types = (
+    _types(f, "fd") for f in ("scalar", "vector", "matrix")
+)
+complex_scalar_types, complex_vector_types, complex_matrix_types = (
+    _types(f, "cz") for f in ("scalar", "vector", "matrix")
+)
+int_types, float_types, complex_types = int_scalar_types, float_scalar_types, complex_scalar_types
+
+
+class DenseTypeMeta(type):
+    """The metaclass of :class:`DenseTensorType`: every plain ``TensorType`` counts as one."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return type(obj) is TensorType or isinstance(type(obj), DenseTypeMeta)
+
+
+class DenseTensorType(TensorType, metaclass=DenseTypeMeta):
+    """PyTensor 3's name for the type of dense tensors (as opposed to its sparse and xtensor
+    types): ``isinstance(t, DenseTensorType)`` holds for every ``TensorType``, arignote's
+    only tensor type."""
 
 
 def constructors() -> dict[str, Any]:

@@ -379,6 +379,29 @@ TensorType.variable_type = TensorVariable
 TensorType.constant_type = TensorConstant
 
 
+class DenseVariableMeta(type):
+    """The metaclass of :class:`DenseTensorVariable`: every plain ``TensorVariable`` counts."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return type(obj) is TensorVariable or isinstance(type(obj), DenseVariableMeta)
+
+
+class DenseConstantMeta(type):
+    """The metaclass of :class:`DenseTensorConstant`: every plain ``TensorConstant`` counts."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return type(obj) is TensorConstant or isinstance(type(obj), DenseConstantMeta)
+
+
+class DenseTensorVariable(TensorVariable, metaclass=DenseVariableMeta):
+    """PyTensor 3's name for variables of dense tensors: ``isinstance(v, DenseTensorVariable)``
+    holds for every ``TensorVariable`` (arignote has no sparse or xtensor variables)."""
+
+
+class DenseTensorConstant(TensorConstant, metaclass=DenseConstantMeta):
+    """PyTensor 3's name for dense tensor constants: every ``TensorConstant`` is one."""
+
+
 def get_unique_constant_value(x: Any) -> Any:
     """The one value every element of the constant ``x`` holds, or None (PyTensor's helper).
 

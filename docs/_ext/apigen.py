@@ -28,6 +28,7 @@ PUBLIC_MODULES = [
     "arignote.tensor.type",
     "arignote.tensor.elemwise",
     "arignote.tensor.blockwise",
+    "arignote.optimize",
     "arignote.gradient",
     "arignote.scan",
     "arignote.ifelse",

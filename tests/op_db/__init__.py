@@ -11,6 +11,7 @@ import tests.op_db.control_flow
 import tests.op_db.conv
 import tests.op_db.derived
 import tests.op_db.elemwise
+import tests.op_db.extra_op_classes
 import tests.op_db.extra_ops
 import tests.op_db.indexing
 import tests.op_db.jax_ops
@@ -20,6 +21,7 @@ import tests.op_db.linalg_more
 import tests.op_db.matrix_equations
 import tests.op_db.mrg
 import tests.op_db.nnet
+import tests.op_db.optimize
 import tests.op_db.packing
 import tests.op_db.pad
 import tests.op_db.pool
@@ -32,8 +34,10 @@ import tests.op_db.reduction
 import tests.op_db.reshape
 import tests.op_db.scan
 import tests.op_db.shape
+import tests.op_db.slices
 import tests.op_db.special
 import tests.op_db.special_more
+import tests.op_db.without_zeros
 from tests.op_db.core import REGISTRY, Directive, OpInfo, Sample, register
 
 __all__ = ["REGISTRY", "Directive", "OpInfo", "Sample", "register"]

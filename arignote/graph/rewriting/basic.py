@@ -9,6 +9,7 @@ through ``fgraph.replace_all_validate``, which undoes them if a feature objects.
 from __future__ import annotations
 
 import contextlib
+import copy
 import time
 import warnings
 from collections import deque
@@ -17,6 +18,7 @@ from typing import Any
 
 from arignote.config import config
 from arignote.graph.basic import Apply, Constant, Variable
+from arignote.graph.destroyhandler import DestroyHandler
 from arignote.graph.features import Feature, InconsistencyError
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.op import Op
@@ -587,6 +589,66 @@ class MergeOptimizer(GraphRewriter):
         return bool(pairs)
 
 
+class SubstitutionNodeRewriter(NodeRewriter):
+    """Replaces each application of ``op1`` by ``op2`` applied to the same inputs.
+
+    ``op2.make_node`` must take the inputs of ``op1``'s nodes and give as many outputs. With
+    ``transfer_tags`` the new node and its outputs get copies of the old ones' tags. For
+    example ``SubstitutionNodeRewriter(add, sub)`` turns ``add(x, add(y, z))`` into
+    ``sub(x, sub(y, z))``; it does not apply to the nodes it makes (``reentrant = False``).
+    """
+
+    reentrant = False
+
+    def __init__(self, op1: Op, op2: Op, transfer_tags: bool = True) -> None:
+        self.op1, self.op2, self.transfer_tags = op1, op2, transfer_tags
+        self.name = f"{op1} -> {op2}"
+
+    def tracks(self) -> Sequence[Any]:
+        return [self.op1]
+
+    def transform(self, fgraph: FunctionGraph, node: Apply, enforce_tracks: bool = True) -> Any:
+        if enforce_tracks and node.op != self.op1:
+            return False
+        new = self.op2.make_node(*node.inputs)
+        if self.transfer_tags:
+            new.tag = copy.copy(node.tag)
+            for old, out in zip(node.outputs, new.outputs, strict=True):
+                out.tag = copy.copy(old.tag)
+        return new.outputs
+
+
+def walking_rewriter(
+    order: str,
+    *node_rewriters: NodeRewriter,
+    name: str | None = None,
+    **kwargs: Any,
+) -> WalkingGraphRewriter:
+    """A :class:`WalkingGraphRewriter` applying ``node_rewriters`` (tried in turn) in
+    ``order`` (``"in_to_out"`` or ``"out_to_in"``): :func:`in2out` and :func:`out2in` with the
+    order as an argument. ``failure_callback`` is accepted for PyTensor's signature; a failing
+    rewrite is reported through ``config.on_rewrite_error`` as everywhere in arignote."""
+    kwargs.pop("failure_callback", None)
+    if name is None and len(node_rewriters) == 1:
+        name = getattr(node_rewriters[0], "__name__", None)
+    return WalkingGraphRewriter(_combine(node_rewriters), order, name=name, **kwargs)
+
+
+def _attach_destroy_handler(fgraph: FunctionGraph) -> None:
+    fgraph.attach_feature(DestroyHandler())
+
+
+def inplace_graph_rewriter(fn: Callable) -> FromFunctionGraphRewriter:
+    """:func:`graph_rewriter` for a function that introduces in-place ops: the rewriter also
+    attaches a :class:`DestroyHandler`, which refuses in-place changes that would overwrite a
+    value still needed."""
+    rewriter = FromFunctionGraphRewriter(
+        fn, (lambda fgraph: fgraph.attach_feature(DestroyHandler()),)
+    )
+    rewriter.__name__ = fn.__name__  # type: ignore[attr-defined]
+    return rewriter
+
+
 # The declarative tier lives in its own module (over ``rewriter``, not over this one); it is
 # re-exported here because ``arignote.graph.rewriting.basic.PatternNodeRewriter`` is its
 # public path (as in Aesara/PyTensor).
@@ -610,10 +672,13 @@ __all__ = [
     "Rewriter",
     "SequentialGraphRewriter",
     "SequentialNodeRewriter",
+    "SubstitutionNodeRewriter",
     "WalkingGraphRewriter",
     "copy_stack_trace",
     "in2out",
+    "inplace_graph_rewriter",
     "node_rewriter",
     "out2in",
     "pattern_vars",
+    "walking_rewriter",
 ]

@@ -105,18 +105,6 @@ def check_square_value(op: Op, a: np.ndarray) -> None:
         raise ValueError(f"{op} needs square matrices, got an array of shape {a.shape}")
 
 
-def require_finite(what: str, *arrays: np.ndarray) -> None:
-    """Raise NumPy's ``LinAlgError`` ("``what`` did not converge") for NaN or infinity.
-
-    The divide-and-conquer SVD of LAPACK (``gesdd``, and ``gelsd`` for least squares) loops
-    forever on an infinity in the OpenBLAS builds NumPy ships; NumPy raises this error for a
-    NaN. Checking first gives the same clear error for both, and never calls LAPACK with them.
-    """
-    for a in arrays:
-        if a.dtype.kind in "fc" and not np.isfinite(a).all():
-            raise np.linalg.LinAlgError(f"{what} did not converge: the input holds NaN or infinity")
-
-
 def batch_of(x: Variable, core: int = 2) -> tuple:
     """The static batch shape of ``x`` (all but the last ``core`` dimensions)."""
     return x.type.shape[: x.type.ndim - core]

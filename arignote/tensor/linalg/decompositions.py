@@ -18,6 +18,7 @@ from arignote.graph.basic import Apply, Variable
 from arignote.graph.grad_types import grad_not_implemented, grad_undefined, is_disconnected
 from arignote.graph.op import Op
 from arignote.tensor.join import concatenate
+from arignote.tensor.lapack_checks import require_finite
 from arignote.tensor.linalg.basic import (
     SquareMatrixFunction,
     as_matrices,
@@ -34,7 +35,6 @@ from arignote.tensor.linalg.basic import (
     off_diagonal_inverse,
     pairwise_gaps,
     real_dtype,
-    require_finite,
     square_input,
     square_shape,
     symmetric_from_triangle,

@@ -17,6 +17,7 @@ from arignote.graph.grad_types import grad_not_implemented, is_disconnected
 from arignote.graph.op import Op
 from arignote.scalar.basic import upcast
 from arignote.tensor.basic import as_tensor_variable
+from arignote.tensor.lapack_checks import require_finite
 from arignote.tensor.linalg.basic import (
     as_matrices,
     batch_of,
@@ -26,7 +27,6 @@ from arignote.tensor.linalg.basic import (
     matrix_input,
     mH,
     real_dtype,
-    require_finite,
     symmetric_from_triangle,
 )
 from arignote.tensor.linalg.decompositions import SVD, min_length, singular_value_grad

@@ -20,7 +20,7 @@ from arignote.tensor.basic import (
     as_tensor_variable,
     get_scalar_constant_value,
 )
-from arignote.tensor.linalg.basic import require_finite
+from arignote.tensor.lapack_checks import require_finite
 from arignote.tensor.math import cast
 from arignote.tensor.random.op import (
     RandomVariable,
@@ -294,6 +294,20 @@ class ChoiceRV(RandomVariable):
         )
 
 
+class ChoiceWithoutReplacement(ChoiceRV):
+    """The op of ``choice(..., replace=False)``: items of ``a`` picked at most once each
+    (``Generator.choice(replace=False)``). PyTensor gives this case its own op class; here it
+    is ``ChoiceRV`` with ``replace`` fixed to False, so code testing
+    ``isinstance(node.op, ChoiceWithoutReplacement)`` finds these draws."""
+
+    name = "choice_without_replacement"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs.pop("replace", False):
+            raise ValueError("ChoiceWithoutReplacement draws without replacement")
+        super().__init__(*args, replace=False, **kwargs)
+
+
 class PermutationRV(RandomVariable):
     """A shuffled copy of ``x`` along ``axis`` (or of ``arange(x)``): ``Generator.permutation``.
 
@@ -504,7 +518,8 @@ def choice(a, size=None, replace=True, p=None, axis=0, shuffle=True, **kwargs):
     """
     a = as_tensor_variable(a)
     axis = _normalized_axis(axis, a.type.ndim, "choice")
-    op = ChoiceRV(
+    op_class = ChoiceRV if replace else ChoiceWithoutReplacement
+    op = op_class(
         ndim_supp=max(a.type.ndim - 1, 0),
         ndims_params=(a.type.ndim, 1),
         replace=replace,
@@ -554,6 +569,7 @@ def permuted(x, axis=None, **kwargs):
 __all__ = [
     "CategoricalRV",
     "ChoiceRV",
+    "ChoiceWithoutReplacement",
     "DirichletRV",
     "MultinomialRV",
     "MultivariateHypergeometricRV",

@@ -169,6 +169,8 @@ def _outer_factors(fgraph, var: Variable) -> tuple[Variable, Variable, Any] | No
     for factor in node.inputs:
         owner = factor.owner
         order = owner.op.new_order if owner is not None and isinstance(owner.op, DimShuffle) else ()
+        if order and owner.inputs[0].type.ndim != 1:
+            order = ()  # (0, "x") of a (n, 1) matrix also drops its broadcastable axis
         if order == (0, "x") and column is None:
             column = owner.inputs[0]
         elif order == ("x", 0) and row is None:

@@ -88,6 +88,24 @@ def jax_funcify(op: Any, node: Apply | None = None, **kwargs: Any) -> Callable:
 UNSUPPORTED: dict[str, str] = {
     "arignote.compile.ops.FromFunctionOp": "it calls an arbitrary Python function (as_op, "
     "wrap_py), which JAX cannot trace",
+    "arignote.tensor.slices.MakeSlice": "its output is a Python slice object, not an array "
+    "(indexing with make_slice reads the bounds when the graph is built and never runs it)",
+    **dict.fromkeys(
+        [
+            f"arignote.optimize.{name}"
+            for name in (
+                "MinimizeOp",
+                "MinimizeScalarOp",
+                "RootOp",
+                "RootScalarOp",
+                "ScipyWrapperOp",
+                "ScipyScalarWrapperOp",
+                "ScipyVectorWrapperOp",
+            )
+        ],
+        "it runs SciPy's optimisers (scipy.optimize), Python loops over NumPy values that JAX "
+        "cannot trace (jax.scipy.optimize has only BFGS minimisation)",
+    ),
 }
 
 

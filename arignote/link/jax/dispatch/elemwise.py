@@ -11,6 +11,7 @@ import jax.numpy as jnp
 from arignote.graph.basic import Apply
 from arignote.link.jax.dispatch.basic import as_dtype, jax_funcify, output_dtypes
 from arignote.tensor.elemwise import CAReduce, DimShuffle, Elemwise, check_runtime_broadcast
+from arignote.tensor.prod_without_zeros import ProdWithoutZeros
 
 
 @jax_funcify.register(Elemwise)
@@ -101,3 +102,23 @@ def jax_funcify_CAReduce(op: CAReduce, node: Apply, **kwargs: Any) -> Callable:
         return reducer(x, axis=axes).astype(out_dtype)
 
     return careduce
+
+
+# -- PyTensor's multiplication and product that skip zeros --------------------------------------
+
+
+@jax_funcify.register(ProdWithoutZeros)
+def jax_funcify_ProdWithoutZeros(op: ProdWithoutZeros, node: Apply, **kwargs: Any) -> Callable:
+    ndim = node.inputs[0].type.ndim
+    axes = tuple(range(ndim)) if op.axis is None else tuple(op.axis)
+    (out_dtype,) = output_dtypes(node)
+    acc_dtype = np.dtype(op._acc_dtype(node.inputs[0].type.dtype))
+
+    def prod_without_zeros(x):
+        if not axes:
+            return jnp.asarray(x).astype(out_dtype)
+        nonzero = x != 0
+        product = jnp.prod(jnp.where(nonzero, x, 1), axis=axes, dtype=acc_dtype)
+        return jnp.where(jnp.any(nonzero, axis=axes), product, 0).astype(out_dtype)
+
+    return prod_without_zeros

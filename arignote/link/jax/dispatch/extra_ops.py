@@ -1,4 +1,5 @@
-"""JAX versions of the extra ops and of sorting (``tensor/extra_ops.py``, ``tensor/sort.py``)."""
+"""JAX versions of the extra ops and of sorting (``tensor/extra_ops.py``,
+``tensor/extra_op_classes.py``, ``tensor/sort.py``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from arignote.link.jax.dispatch.basic import (
     register_unsupported,
     static_ints,
 )
+from arignote.tensor.extra_op_classes import Bartlett, FillDiagonal, FillDiagonalOffset
 from arignote.tensor.extra_ops import AllocDiag, CumOp, ExtractDiag, Flip, Repeat, SegmentSum
 from arignote.tensor.sort import Argsort, SearchSorted, Sort, Unique, UniqueCount
 
@@ -128,3 +130,34 @@ def jax_funcify_SearchSorted(op: SearchSorted, node=None, **kwargs: Any) -> Call
         return jnp.searchsorted(a, v, side=side).astype("int64")
 
     return searchsorted
+
+
+# -- PyTensor's op instances bartlett_, fill_diagonal_, fill_diagonal_offset_ ------------------
+
+
+@jax_funcify.register(Bartlett)
+def jax_funcify_Bartlett(op: Bartlett, node: Apply, **kwargs: Any) -> Callable:
+    def bartlett(m):
+        # the window's length is its shape: it must be known when tracing
+        return jnp.bartlett(static_ints(m, node, "number of points")).astype("float64")
+
+    return bartlett
+
+
+@jax_funcify.register(FillDiagonal)
+def jax_funcify_FillDiagonal(op: FillDiagonal, node: Apply, **kwargs: Any) -> Callable:
+    def fill_diagonal(a, val):
+        index = jnp.arange(min(a.shape))
+        return a.at[(index,) * a.ndim].set(val)
+
+    return fill_diagonal
+
+
+@jax_funcify.register(FillDiagonalOffset)
+def jax_funcify_FillDiagonalOffset(op: FillDiagonalOffset, node=None, **kwargs: Any) -> Callable:
+    def fill_diagonal_offset(a, val, offset):
+        # the offset may be traced: select the entries whose column - row is the offset
+        rows, cols = jnp.arange(a.shape[0])[:, None], jnp.arange(a.shape[1])[None, :]
+        return jnp.where(cols - rows == offset, val.astype(a.dtype), a)
+
+    return fill_diagonal_offset

@@ -1,5 +1,6 @@
 """Native kernels of extra ops: ``CumOp`` (cumulative sums and products), ``Flip`` (a view),
-``Repeat``, ``SegmentSum``, ``ExtractDiag`` and ``AllocDiag``."""
+``Repeat``, ``SegmentSum``, ``ExtractDiag`` and ``AllocDiag``; PyTensor's op classes
+``Bartlett``, ``FillDiagonal`` and ``FillDiagonalOffset``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import compile_source, numba_funcify
 from arignote.link.numba.dispatch.scalar import cast
+from arignote.tensor.extra_op_classes import Bartlett, FillDiagonal, FillDiagonalOffset
 from arignote.tensor.extra_ops import AllocDiag, CumOp, ExtractDiag, Flip, Repeat, SegmentSum
 
 
@@ -182,4 +184,37 @@ def _alloc_diag(op: AllocDiag, node: Apply) -> Callable:
         f"    out = np.zeros({shape}, dtype=v.dtype)",
     ]
     lines += loops + [f"{indent}out[{matrix}] = v[{diagonal}]", "    return out"]
+    return compile_source("\n".join(lines) + "\n", "kernel", {})
+
+
+@numba_funcify.register(Bartlett)
+def _bartlett(op: Bartlett, node: Apply) -> Callable:
+    return compile_source("def kernel(m):\n    return np.bartlett(np.int64(m[()]))\n", "kernel", {})
+
+
+@numba_funcify.register(FillDiagonal)
+def _fill_diagonal(op: FillDiagonal, node: Apply) -> Callable:
+    ndim = node.inputs[0].type.ndim
+    length = "min(" + ", ".join(f"a.shape[{d}]" for d in range(ndim)) + ")"
+    lines = [
+        "def kernel(a, v):",
+        "    out = a.copy()",
+        f"    for i in range({length}):",
+        f"        out[{', '.join(['i'] * ndim)}] = v[()]",
+        "    return out",
+    ]
+    return compile_source("\n".join(lines) + "\n", "kernel", {})
+
+
+@numba_funcify.register(FillDiagonalOffset)
+def _fill_diagonal_offset(op: FillDiagonalOffset, node: Apply) -> Callable:
+    lines = [
+        "def kernel(a, v, k):",
+        "    out = a.copy()",
+        "    offset = np.int64(k[()])",
+        "    row, col = max(-offset, 0), max(offset, 0)",
+        "    for i in range(max(min(a.shape[0] - row, a.shape[1] - col), 0)):",
+        "        out[row + i, col + i] = v[()]",
+        "    return out",
+    ]
     return compile_source("\n".join(lines) + "\n", "kernel", {})

@@ -89,6 +89,15 @@ FALLBACKS: dict[str, str] = {
         "yet, so the node runs Blockwise.perform (the core op per batch element) in object mode"
     ),
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
+    "MakeSlice": "its output is a Python slice object (a graph value returned by a "
+    "function), which numba cannot build: indexing with make_slice reads the bounds when the "
+    "graph is built and never runs this node",
+    # tensor.optimize: the solvers are SciPy's Python routines calling back into the graph
+    **dict.fromkeys(
+        ["MinimizeOp", "MinimizeScalarOp", "RootOp", "RootScalarOp"],
+        "calls SciPy's optimisers (scipy.optimize.minimize, minimize_scalar, root, "
+        "root_scalar), Python code that numba cannot compile: runs perform in object mode",
+    ),
     # linalg
     **dict.fromkeys(
         [
