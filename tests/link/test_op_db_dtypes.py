@@ -35,6 +35,7 @@ from tests.test_op_db import CASES, NO_REWRITES, _outputs, _symbolic
 
 MODULES = ["basic", "arithmetic", "math", "logical", "rounding", "complex", "special"]
 MODULES.append("special_more")
+MODULES.append("without_zeros")
 SWEEP_DTYPES = ("float64", "float32", "int64", "int8", "uint8", "bool", "complex128")
 
 

@@ -28,6 +28,7 @@ DTYPES = [
 ]
 MODULES = ["basic", "arithmetic", "math", "logical", "rounding", "complex", "special"]
 MODULES.append("special_more")
+MODULES.append("without_zeros")
 
 
 def _instances() -> dict[type, ScalarOp]:
