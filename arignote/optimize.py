@@ -43,7 +43,7 @@ from arignote.gradient import jacobian
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.grad_types import is_disconnected, is_null
-from arignote.graph.op import HasInnerGraph, Op
+from arignote.graph.op import HasInnerGraph, Op, inner_function_thunk
 from arignote.graph.replace import clone_replace, graph_replace
 from arignote.graph.traversal import ancestors, graph_inputs, truncated_graph_inputs
 from arignote.scalar.basic import get_scalar_type
@@ -324,25 +324,11 @@ class ScipyWrapperOp(Op, HasInnerGraph):
 
     def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
         fn = self._compile(linking_mode())  # once per outer compiled function
-        input_cells = [storage_map[v] for v in node.inputs]
-        output_cells = [storage_map[v] for v in node.outputs]
-        flags = [compute_map[v] for v in node.outputs]
 
         def perform(node: Apply, inputs: list, output_storage: list) -> None:
             self._solve(fn, inputs, output_storage)
 
-        def thunk() -> None:
-            perform(node, [cell[0] for cell in input_cells], output_cells)
-            for flag in flags:
-                flag[0] = True
-
-        perform.inner_function = fn  # type: ignore[attr-defined]
-        thunk.perform = perform  # type: ignore[attr-defined]
-        thunk.inputs = input_cells  # type: ignore[attr-defined]
-        thunk.outputs = output_cells  # type: ignore[attr-defined]
-        thunk.lazy = False  # type: ignore[attr-defined]
-        thunk.inner_function = fn  # type: ignore[attr-defined]
-        return thunk
+        return inner_function_thunk(node, storage_map, compute_map, perform, fn)
 
     def _solve(self, fn: Callable, inputs: list, output_storage: list) -> None:
         x0, *args = inputs

@@ -19,7 +19,7 @@ from arignote.compile.mode import get_mode, linking_mode
 from arignote.graph.basic import Apply, Constant, Variable, clone_get_equiv
 from arignote.graph.fg import FunctionGraph, MissingInputError
 from arignote.graph.grad_types import disconnected, is_disconnected, is_null
-from arignote.graph.op import HasInnerGraph, Op
+from arignote.graph.op import HasInnerGraph, Op, inner_function_thunk
 from arignote.graph.replace import clone_replace
 from arignote.graph.rewriting.basic import copy_stack_trace, node_rewriter
 from arignote.graph.rewriting.db import register_rewrite
@@ -274,27 +274,13 @@ class OpFromGraph(Op, HasInnerGraph):
 
     def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
         fn = self._compile(linking_mode())  # once per outer compiled function
-        input_cells = [storage_map[v] for v in node.inputs]
-        output_cells = [storage_map[v] for v in node.outputs]
-        flags = [compute_map[v] for v in node.outputs]
 
         def perform(node: Apply, inputs: list, output_storage: list) -> None:
             # From values alone: the linker runs it on each call's own frame (thread-safe).
             for cell, value in zip(output_storage, fn(*inputs)):
                 cell[0] = value
 
-        def thunk() -> None:
-            perform(node, [cell[0] for cell in input_cells], output_cells)
-            for flag in flags:
-                flag[0] = True
-
-        perform.inner_function = fn  # type: ignore[attr-defined]
-        thunk.perform = perform  # type: ignore[attr-defined]
-        thunk.inputs = input_cells  # type: ignore[attr-defined]
-        thunk.outputs = output_cells  # type: ignore[attr-defined]
-        thunk.lazy = False  # type: ignore[attr-defined]
-        thunk.inner_function = fn  # type: ignore[attr-defined]
-        return thunk
+        return inner_function_thunk(node, storage_map, compute_map, perform, fn)
 
     # -- shapes -----------------------------------------------------------------------------
 

@@ -211,6 +211,30 @@ class Op(HasProps):
         return str(self)
 
 
+def inner_function_thunk(
+    node: Apply, storage_map: StorageMap, compute_map: ComputeMap, perform: Callable, fn: Any
+) -> Thunk:
+    """The thunk of an inner-graph op whose ``perform(node, inputs, output_storage)`` runs the
+    compiled inner function ``fn``: it reads the node's cells, marks the outputs computed, and
+    carries ``fn`` (``inner_function``) for the linkers that call it from a frame of their own."""
+    input_cells = [storage_map[v] for v in node.inputs]
+    output_cells = [storage_map[v] for v in node.outputs]
+    flags = [compute_map[v] for v in node.outputs]
+
+    def thunk() -> None:
+        perform(node, [cell[0] for cell in input_cells], output_cells)
+        for flag in flags:
+            flag[0] = True
+
+    perform.inner_function = fn  # type: ignore[attr-defined]
+    thunk.perform = perform  # type: ignore[attr-defined]
+    thunk.inputs = input_cells  # type: ignore[attr-defined]
+    thunk.outputs = output_cells  # type: ignore[attr-defined]
+    thunk.lazy = False  # type: ignore[attr-defined]
+    thunk.inner_function = fn  # type: ignore[attr-defined]
+    return thunk
+
+
 def get_connection_pattern(node: Apply) -> list[list[bool]]:
     """``node.op.connection_pattern(node)``, or all-connected when the op does not define it."""
     pattern = getattr(node.op, "connection_pattern", None)
