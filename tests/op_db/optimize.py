@@ -80,9 +80,12 @@ def _scalar_samples(rng):
 
 def _quadratic(c, w):
     c, w = _real(c, w)
-    # min_x w (x - c)^2 + x  at  x = c - 1 / (2 w)
+    # min_x (1 + w^2) (x - c)^2 + x  at  x = c - 1 / (2 (1 + w^2)): the curvature stays
+    # positive for every variant of the inputs (a zero w, as the boolean variants give, would
+    # leave a line, unbounded below)
     x = pt.zeros((), dtype=c.dtype)  # (minimize_scalar takes no starting point)
-    solved, _ = minimize_scalar(w * (x - c) ** 2 + x, x, optimizer_kwargs={"tol": 1e-12})
+    curvature = 1 + w**2
+    solved, _ = minimize_scalar(curvature * (x - c) ** 2 + x, x, optimizer_kwargs={"tol": 1e-12})
     return solved
 
 
@@ -126,7 +129,7 @@ register(
     OpInfo(
         name="optimize.minimize_scalar",
         build=_quadratic,
-        ref=lambda c, w: _real_ref(c)[0] - 1 / (2 * _real_ref(w)[0]),
+        ref=lambda c, w: _real_ref(c)[0] - 1 / (2 * (1 + _real_ref(w)[0] ** 2)),
         samples=_scalar_samples,
         op_class=MinimizeScalarOp,
         # the minimiser of a smooth function is found only to about sqrt(machine epsilon)
