@@ -18,6 +18,19 @@ from tests.differential.compare import check_program, describe
 from tests.differential.programs import Program, Step
 
 PROGRAMS = [
+    # minimize_scalar of a boolean (zero) curvature: the op-db problem was unbounded below
+    Program(
+        steps=(
+            Step(
+                entry="optimize.minimize_scalar",
+                sample=1,
+                variant="bool",
+                feeds=(),
+                shapes="runtime",
+            ),
+        ),
+        grad_of=None,
+    ),
     Program(
         steps=(
             Step(entry="max_and_argmax", sample=1, variant="plain", feeds=(-1,), shapes="runtime"),
