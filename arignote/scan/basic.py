@@ -395,7 +395,9 @@ class _Loop:
 
     def __init__(self, b, specs, tap_args, outer_inits, outputs, non_seqs, condition) -> None:
         self.b, self.specs, self.condition = b, specs, condition
-        self.non_seqs = [v for v in non_seqs if not isinstance(v, Constant)]
+        # one inner input per distinct variable: the step graph refers to the variable itself,
+        # so a non-sequence given twice is one input of the loop (PyTensor accepts repeats)
+        self.non_seqs = list(dict.fromkeys(v for v in non_seqs if not isinstance(v, Constant)))
         self.traced = [
             (j, tap_args[j], outer_inits[j], outputs[j])
             for j, s in enumerate(specs)

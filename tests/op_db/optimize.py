@@ -2,7 +2,8 @@
 
 Each entry solves a problem with a closed-form answer, so the reference is exact: a ridge
 regression (``minimize``, with one variable and with a list of two), a quadratic in one
-variable (``minimize_scalar``), cube roots (``root``) and square roots (``root_scalar``). The
+variable (``minimize_scalar``), cube roots (``root``) and square roots (``root_scalar``) of
+``1 + a^2``. The
 gradients with respect to the parameters (the implicit function theorem) are checked against
 finite differences by the generic tests; the solvers run with tight tolerances so that the
 finite differences see the exact solution.
@@ -96,7 +97,9 @@ def _root_samples(rng):
 def _cube_root(a):
     (a,) = _real(a)
     x = pt.ones_like(a)
-    return root(x**3 - a, x, optimizer_kwargs={"tol": 1e-14})[0]
+    # the cube root of 1 + a^2 (>= 1 for every input variant: a root at 0, which a zero a of
+    # the boolean variants would give, is found only to the solver's tolerance)
+    return root(x**3 - (1 + a**2), x, optimizer_kwargs={"tol": 1e-14})[0]
 
 
 def _root_scalar_samples(rng):
@@ -106,7 +109,9 @@ def _root_scalar_samples(rng):
 def _square_root(a):
     (a,) = _real(a)
     x = pt.ones((), dtype=a.dtype)
-    return root_scalar(x**2 - a, x, method="newton", jac=True, optimizer_kwargs={"xtol": 1e-14})[0]
+    target = 1 + a**2  # >= 1 for every input variant (see _cube_root)
+    options = {"xtol": 1e-14}
+    return root_scalar(x**2 - target, x, method="newton", jac=True, optimizer_kwargs=options)[0]
 
 
 register(
@@ -148,14 +153,14 @@ register(
     OpInfo(
         name="optimize.root",
         build=_cube_root,
-        ref=lambda a: np.cbrt(_real_ref(a)[0]),
+        ref=lambda a: np.cbrt(1 + _real_ref(a)[0] ** 2),
         samples=_root_samples,
         op_class=RootOp,
     ),
     OpInfo(
         name="optimize.root_scalar",
         build=_square_root,
-        ref=lambda a: np.sqrt(_real_ref(a)[0]),
+        ref=lambda a: np.sqrt(1 + _real_ref(a)[0] ** 2),
         samples=_root_scalar_samples,
         op_class=RootScalarOp,
     ),
