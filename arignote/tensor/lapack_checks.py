@@ -19,4 +19,4 @@ def require_finite(what: str, *arrays: np.ndarray) -> None:
             raise np.linalg.LinAlgError(f"{what} did not converge: the input holds NaN or infinity")
 
 
-__all__ = ["require_finite"]
+__all__: list[str] = []  # internal: imported by module path, not part of pt
