@@ -234,7 +234,7 @@ def test_another_process_loads_the_machine_code(_private_cache):
     assert _hits(_run(1.5, _private_cache)) == (1, 0)
 
 
-def _share(directory: Path, scales: list[float]) -> None:
+def check_processes_share_entries(directory: Path, scales: list[float]) -> None:
     processes = [_run(scale, directory) for scale in scales]
     for process in processes:
         _hits(process)  # every process computed the right values
@@ -248,9 +248,9 @@ def _share(directory: Path, scales: list[float]) -> None:
 
 @pytest.mark.slow
 def test_three_processes_share_entries_safely(_private_cache):
-    _share(_private_cache, [1.0, 1.0, 2.0])
+    check_processes_share_entries(_private_cache, [1.0, 1.0, 2.0])
 
 
 @pytest.mark.slow
 def test_concurrent_processes_share_entries_safely(_private_cache):
-    _share(_private_cache, [1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 3.0, 3.0])
+    check_processes_share_entries(_private_cache, [1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 3.0, 3.0])

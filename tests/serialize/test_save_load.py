@@ -41,7 +41,7 @@ def _first_sample(info):
     return cast_sample(samples[0], info.dtypes[0])
 
 
-def _same(a, b, values: bool = True) -> None:
+def check_same(a, b, values: bool = True) -> None:
     a, b = np.asarray(a), np.asarray(b)
     assert a.shape == b.shape and a.dtype == b.dtype
     if values:
@@ -64,8 +64,8 @@ def test_every_op_db_graph_and_function_round_trip(tmp_path, info):
     recompiled = arignote.function(symbols2, outputs2, on_unused_input="ignore")
     expected = fn(*values)
     for a, b, c in zip(expected, recompiled(*values), fn2(*values)):
-        _same(a, b, info.name not in UNINITIALIZED)
-        _same(a, c, info.name not in UNINITIALIZED)
+        check_same(a, b, info.name not in UNINITIALIZED)
+        check_same(a, c, info.name not in UNINITIALIZED)
 
 
 def test_a_function_keeps_its_updates_and_shared_values(tmp_path):
@@ -130,7 +130,7 @@ def test_inner_graphs_round_trip(tmp_path):
     g = arignote.load(tmp_path / "f.arignote")
     for value in (np.array([1.0, -2.0, 3.0]), np.array([-5.0, 1.0])):
         for a, b in zip(f(value), g(value)):
-            _same(a, b)
+            check_same(a, b)
 
 
 def test_a_function_graph_round_trips(tmp_path):
@@ -143,7 +143,7 @@ def test_a_function_graph_round_trips(tmp_path):
     first = arignote.function(fg.inputs, fg.outputs)(value)
     second = arignote.function(fg2.inputs, fg2.outputs)(value)
     for a, b in zip(first, second):
-        _same(a, b)
+        check_same(a, b)
 
 
 def test_random_draws_continue_from_the_saved_generator_state(tmp_path):
@@ -153,7 +153,7 @@ def test_random_draws_continue_from_the_saved_generator_state(tmp_path):
     arignote.save(draw, tmp_path / "draw.arignote")
     loaded = arignote.load(tmp_path / "draw.arignote")
     for _ in range(3):
-        _same(loaded(), draw())
+        check_same(loaded(), draw())
 
 
 def test_a_deep_graph_round_trips_without_recursion(tmp_path):
