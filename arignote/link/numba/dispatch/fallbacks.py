@@ -25,8 +25,11 @@ _LOOP = (
     "state: a random generator) runs perform (the Python VM's loop) in object mode"
 )
 _RANDOM_VECTOR = (
-    "vector-valued draws (core dimensions, NumPy's per-batch-entry calls) and index draws: "
-    "numba's Generator has no such sampler, perform draws in object mode"
+    "multivariate_normal factors cov with NumPy's own LAPACK (gesdd/syevd/potrf from the "
+    "OpenBLAS NumPy bundles) and multiplies with its BLAS; numba calls SciPy's LAPACK and BLAS "
+    "builds, whose last bits may differ, so the draws would not be NumPy's bit for bit; "
+    "multivariate_hypergeometric (its marginals and count algorithms) is not written natively "
+    "yet: perform draws in object mode"
 )
 _RANDOM_SCIPY = "drawn through SciPy's rvs (numba has no SciPy samplers): perform in object mode"
 _LAPACK_UNBOUND = (
@@ -55,22 +58,11 @@ FALLBACKS: dict[str, str] = {
         "complex arguments: cython_special's complex entry points take and return C complex "
         "values by value, which ctypes cannot call (float arguments are native)",
     ),
-    # random variables (dispatch/random.py): samplers numba lacks or draws differently
-    "WaldRV": "numba's wald sampler rounds differently from NumPy's (draws differ in last bits)",
-    **dict.fromkeys(
-        ["GumbelRV", "VonMisesRV", "HyperGeometricRV"],
-        "numba's Generator has no such sampler: perform draws in object mode",
-    ),
+    # random variables (dispatch/random.py, random_vector.py)
     **dict.fromkeys(
         [
             "MvNormalRV",
-            "DirichletRV",
-            "MultinomialRV",
             "MultivariateHypergeometricRV",
-            "CategoricalRV",
-            "ChoiceRV",
-            "PermutationRV",
-            "PermutedRV",
         ],
         _RANDOM_VECTOR,
     ),
@@ -82,7 +74,6 @@ FALLBACKS: dict[str, str] = {
         "float bounds, uint64 draws, or bool/8/16-bit draws with array bounds (NumPy refills a "
         "32-bit buffer per entry there, numba does not): perform in object mode"
     ),
-    "BinomialRV": "a float n (NumPy's conversion of it to int64 is left to perform)",
     "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",
     "Blockwise": (
         "a stack of core ops (batched linalg, gufunc-like ops): no native batch loop is written "

@@ -34,6 +34,7 @@ from arignote.link.numba.dispatch.basic import (
     objmode_kernel,
     rng_numba_type,
 )
+from arignote.link.numba.dispatch.random_samplers import SCALAR_SAMPLERS
 from arignote.tensor.random.op import RandomVariable
 from arignote.tensor.random.rewriting import destroyable_input
 from arignote.tensor.random.type import copy_generator, is_none_const
@@ -48,6 +49,11 @@ _OPEN_UNIT = "{x} > 0 and {x} < 1"
 _HALF_OPEN_UNIT = "{x} > 0 and {x} <= 1"
 # poisson (and negative_binomial through it): NumPy refuses means near the int64 range
 _POISSON = "np.isfinite({x}) and {x} >= 0 and {x} < 1e15"
+# hypergeometric: NumPy refuses counts of 10**9 or more
+_COUNT = "{x} >= 0 and {x} < 1000000000"
+# a parameter NumPy cannot take (a float where it casts to int64 "safely" only): perform
+# raises NumPy's TypeError
+_REFUSED = "False"
 
 #: name: (call on the generator, with ``x0, x1, ...`` the parameters as float64 numbers;
 #: condition per parameter; a condition on all of them, or "")
@@ -89,6 +95,15 @@ _SAMPLERS: dict[str, tuple[str, tuple[str, ...], str]] = {
     ),
     "logseries": ("rng.logseries(x0)", (_OPEN_UNIT,), ""),
     "binomial": ("rng.binomial(x0, x1)", ("{x} >= 0", _UNIT), ""),
+    # samplers numba lacks or draws differently (dispatch/random_samplers.py)
+    "gumbel": ("gumbel_draw(rng.bit_generator, x0, x1)", (_ANY, _NON_NEGATIVE), ""),
+    "wald": ("wald_draw(rng.bit_generator, x0, x1)", (_POSITIVE, _POSITIVE), ""),
+    "vonmises": ("vonmises_draw(rng.bit_generator, x0, x1)", (_ANY, _NON_NEGATIVE), ""),
+    "hypergeometric": (
+        "hypergeometric_draw(rng.bit_generator, x0, x1, x2)",
+        (_COUNT, _COUNT, _COUNT),
+        "x0 + x1 >= x2",
+    ),
     # derived distributions (``arignote/tensor/random/basic.py`` says how perform draws them)
     "bernoulli": ("rng.binomial(1, x0)", (_UNIT,), ""),
     "cauchy": ("x0 + x1 * rng.standard_cauchy()", (_ANY, _NON_NEGATIVE), ""),
@@ -105,15 +120,10 @@ _SAMPLERS: dict[str, tuple[str, tuple[str, ...], str]] = {
 _OWN_MODULES = ("arignote.tensor.random.op", "arignote.tensor.random.basic")
 
 #: Parameters NumPy reads as integers (the others are read as float64).
-_INTEGER_PARAMS = {"binomial": (0,), "integers": (0, 1)}
+_INTEGER_PARAMS = {"binomial": (0,), "integers": (0, 1), "hypergeometric": (0, 1, 2)}
 
-#: Generator methods numba lacks or draws differently from NumPy (checked by test).
-NOT_NATIVE = {
-    "wald": "numba's wald sampler rounds differently from NumPy's (draws differ in the last bits)",
-    "gumbel": "numba's Generator has no gumbel sampler",
-    "vonmises": "numba's Generator has no vonmises sampler",
-    "hypergeometric": "numba's Generator has no hypergeometric sampler",
-}
+#: Generator methods with no native sampler (all of NumPy's scalar ones have one now).
+NOT_NATIVE: dict[str, str] = {}
 
 _COPY_SOURCE = """\
 def copy_rng(rng):
@@ -163,6 +173,7 @@ def _random_variable(op: RandomVariable, node: Apply) -> Callable:
         "slow": objmode_kernel(node),
         "copy_rng": copy_rng,
         "DT": np.dtype(node.outputs[1].type.dtype).type,
+        **SCALAR_SAMPLERS,
     }
     return compile_source(source, "kernel", namespace)
 
@@ -179,9 +190,17 @@ def _sampler(op: RandomVariable, node: Apply) -> tuple[str, tuple[str, ...], str
         return _integers(op, node)
     if op.name == "standard_exponential":
         return (f"rng.standard_exponential(dtype=DT, method='{op.method}')", (), "")
-    if op.name == "binomial" and not node.inputs[2].type.dtype.startswith(("int", "uint")):
-        raise NotNative(key, "a float n: NumPy's conversion of it to int64 is left to perform")
-    return _SAMPLERS[op.name]
+    call, conditions, joint = _SAMPLERS[op.name]
+    integer = _INTEGER_PARAMS.get(op.name, ())
+    refused = [k for k in integer if not _is_integer(node.inputs[2 + k])]
+    if refused:  # NumPy 2 refuses float counts (a TypeError): perform raises it
+        conditions = tuple(_REFUSED if k in refused else c for k, c in enumerate(conditions))
+    return call, conditions, joint
+
+
+def _is_integer(var: Any) -> bool:
+    """Whether NumPy casts the parameter's dtype to int64 safely (uint64 it does not)."""
+    return np.can_cast(var.type.dtype, np.int64)
 
 
 def _integers(op: RandomVariable, node: Apply) -> tuple[str, tuple[str, ...], str]:
