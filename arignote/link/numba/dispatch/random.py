@@ -34,6 +34,11 @@ from arignote.link.numba.dispatch.basic import (
     objmode_kernel,
     rng_numba_type,
 )
+from arignote.link.numba.dispatch.random_integers import (
+    bounded_integer,
+    integers_sampler,
+    scalar_fill_call,
+)
 from arignote.link.numba.dispatch.random_samplers import SCALAR_SAMPLERS
 from arignote.tensor.random.op import RandomVariable
 from arignote.tensor.random.rewriting import destroyable_input
@@ -173,6 +178,7 @@ def _random_variable(op: RandomVariable, node: Apply) -> Callable:
         "slow": objmode_kernel(node),
         "copy_rng": copy_rng,
         "DT": np.dtype(node.outputs[1].type.dtype).type,
+        "bounded_integer": bounded_integer,
         **SCALAR_SAMPLERS,
     }
     return compile_source(source, "kernel", namespace)
@@ -204,27 +210,14 @@ def _is_integer(var: Any) -> bool:
 
 
 def _integers(op: RandomVariable, node: Apply) -> tuple[str, tuple[str, ...], str]:
-    key = type(op).__name__
-    if any(not p.type.dtype.startswith(("int", "uint")) for p in node.inputs[2:]):
-        raise NotNative(key, "bounds of a float dtype: NumPy's conversion is left to perform")
-    if op.dtype == "uint64":
-        raise NotNative(key, "uint64 draws: bounds beyond int64 are left to perform")
-    small = op.dtype in ("bool", "int8", "int16", "uint8", "uint16")
-    if small and any(p.type.ndim for p in node.inputs[2:]):
-        # NumPy's loop over array bounds draws small integers from a fresh 32-bit buffer
-        # per entry, which numba's sampler does not reproduce (its scalar fill it does).
-        raise NotNative(key, f"{op.dtype} draws with array bounds: NumPy's buffering differs")
-    info = np.iinfo(op.dtype) if op.dtype != "bool" else None
-    low, high = (0, 1) if info is None else (int(info.min), int(info.max))
-    top = "x1 <= " + (str(high) if op.endpoint else str(high + 1))
-    order = "x0 <= x1" if op.endpoint else "x0 < x1"
-    if op.dtype == "int64":  # any int64 bounds lie in the range
-        return (_integers_call(op), ("True", "True"), order)
-    return (_integers_call(op), (f"{{x}} >= {low}", "True"), f"{order} and {top}")
-
-
-def _integers_call(op: RandomVariable) -> str:
-    return f"rng.integers(x0, x1, dtype=DT, endpoint={op.endpoint})"
+    """NumPy's two paths (see ``dispatch/random_integers.py``): one fill for 0-d bounds
+    (numba's ``integers``; uint64 draws have no buffer, they are drawn entry by entry), the
+    per-entry loop with one shared 32-bit buffer for array bounds."""
+    array_bounds = any(p.type.ndim for p in node.inputs[2:])
+    call, conditions, joint = integers_sampler(op, node, array_bounds)
+    if array_bounds or op.dtype == "uint64":
+        return call, conditions, joint
+    return scalar_fill_call(op, node), conditions, joint
 
 
 class _KernelWriter:
@@ -290,6 +283,8 @@ class _KernelWriter:
 
     def _converted(self, k: int) -> str:
         integer = k in _INTEGER_PARAMS.get(self.op.name, ())
+        # integers' float bounds are compared as floats, then truncated (random_integers.py)
+        integer = integer and np.can_cast(self.node.inputs[2 + k].type.dtype, np.int64)
         return f"np.int64(b{k}[idx])" if integer else f"np.float64(b{k}[idx])"
 
     def _draws(self, call: str, joint: str) -> None:
@@ -307,8 +302,10 @@ class _KernelWriter:
             self._line(f"return slow(rng, size, {''.join(p + ', ' for p in self.params)})", 2)
         if not self.op.inplace:
             self._line("rng = copy_rng(rng)")
+        if self.op.name == "integers":  # NumPy's 32-bit buffer, shared by the whole call
+            self._line("ibuffer = np.zeros(2, np.uint64)")
         if self._scalar_fill():
-            self._line("x0 = np.int64(p0[()])")
+            self._line("x0 = np.int64(p0[()])")  # int(): a float bound is truncated
             self._line("x1 = np.int64(p1[()])")
             self._line(f"out = {call[:-1]}, size={shape})")
             self._line("return rng, out")
@@ -327,7 +324,9 @@ class _KernelWriter:
     def _scalar_fill(self) -> bool:
         """Integers with 0-d bounds: one fill of the whole draw, as NumPy's scalar path (small
         dtypes share one 32-bit buffer across the entries there)."""
-        return self.op.name == "integers" and not any(p.type.ndim for p in self.node.inputs[2:])
+        bounds = self.node.inputs[2:]
+        fill = self.op.name == "integers" and self.op.dtype != "uint64"
+        return fill and not any(p.type.ndim for p in bounds)
 
 
 __all__ = ["NOT_NATIVE", "copy_rng", "drawing_form"]

@@ -263,6 +263,60 @@ def multinomial_into(bitgen, n, pvals, out):
 
 
 @_jit
+def mvhg_choices(colors):
+    """``[0] * colors[0] + [1] * colors[1] + ...``: the items NumPy's count method shuffles."""
+    choices = np.empty(colors.sum(), np.int64)
+    k = 0
+    for i in range(colors.shape[0]):
+        for _ in range(colors[i]):
+            choices[k] = i
+            k += 1
+    return choices
+
+
+@_jit
+def mvhg_count_into(bitgen, colors, nsample, out, choices):
+    """One variate of NumPy's ``random_multivariate_hypergeometric_count``: a partial
+    Fisher-Yates shuffle of ``choices`` (which NumPy keeps shuffling from one variate of a
+    call to the next), the first ``nsample`` items counted per color."""
+    total = choices.shape[0]
+    if total == 0 or nsample == 0:
+        return
+    more_than_half = nsample > total // 2
+    if more_than_half:
+        nsample = total - nsample
+    for j in range(nsample):
+        k = j + np.int64(random_interval(bitgen, total - j - 1))
+        choices[k], choices[j] = choices[j], choices[k]
+    for j in range(nsample):
+        out[choices[j]] += 1
+    if more_than_half:
+        out[:] = colors - out
+
+
+@_jit
+def mvhg_marginals_into(bitgen, colors, nsample, out):
+    """One variate of NumPy's ``random_multivariate_hypergeometric_marginals``: a
+    hypergeometric draw per color against the colors after it."""
+    total = colors.sum()
+    if total == 0 or nsample == 0:
+        return
+    more_than_half = nsample > total // 2
+    if more_than_half:
+        nsample = total - nsample
+    left, remaining, j = nsample, total, 0
+    while left > 0 and j + 1 < colors.shape[0]:
+        remaining -= colors[j]
+        out[j] = hypergeometric(bitgen, colors[j], remaining, left)
+        left -= out[j]
+        j += 1
+    if left > 0:
+        out[colors.shape[0] - 1] = left
+    if more_than_half:
+        out[:] = colors - out
+
+
+@_jit
 def categorical_cdf(p):
     """``cumsum(p) / cumsum(p)[-1]``, summed left to right as NumPy's ``cumsum``."""
     cdf = np.empty(p.shape[0])
@@ -304,6 +358,9 @@ __all__ = [
     "gumbel",
     "hypergeometric",
     "multinomial_into",
+    "mvhg_choices",
+    "mvhg_count_into",
+    "mvhg_marginals_into",
     "search_right",
     "shuffled_range",
     "vonmises",

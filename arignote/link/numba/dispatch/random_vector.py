@@ -11,8 +11,7 @@ A kernel checks the parameters conservatively (a margin on NumPy's sum tolerance
 anything it does not accept, empty draws included, to ``perform`` in object mode, which
 raises NumPy's error or draws NumPy's numbers.
 
-``multivariate_normal`` and ``multivariate_hypergeometric`` stay registered fallbacks (see
-``FALLBACKS``).
+``multivariate_normal`` stays a registered fallback (see ``FALLBACKS``).
 """
 
 from __future__ import annotations
@@ -38,6 +37,9 @@ from arignote.link.numba.dispatch.random_samplers import (
     categorical_cdf,
     dirichlet_into,
     multinomial_into,
+    mvhg_choices,
+    mvhg_count_into,
+    mvhg_marginals_into,
     search_right,
     shuffled_range,
 )
@@ -46,6 +48,7 @@ from arignote.tensor.random.multivariate import (
     ChoiceRV,
     DirichletRV,
     MultinomialRV,
+    MultivariateHypergeometricRV,
     PermutationRV,
     PermutedRV,
 )
@@ -118,6 +121,24 @@ def _row_cdfs(p):
     return cdfs.reshape(p.shape)
 
 
+@_jit
+def _mvhg_ok(colors, nsample, limit):
+    """multivariate_hypergeometric's checks: colors >= 0 summing below ``limit`` (NumPy's
+    for the marginals, a memory bound for the count method), 0 <= int(nsample) <= total."""
+    rows = _rows(colors)
+    counts = np.ascontiguousarray(nsample).ravel()
+    for i in range(rows.shape[0]):
+        total = 0
+        for c in rows[i]:
+            if c < 0:
+                return False
+            total += np.int64(c)
+        n = counts[i]
+        if not (np.isfinite(n) and n >= 0 and total < limit and np.int64(n) <= total):
+            return False
+    return True
+
+
 def _atol(dtype: str) -> float:
     """Generator.choice's tolerance on the sum of p (wider for a low-precision float p)."""
     atol = float(np.sqrt(np.finfo(np.float64).eps))
@@ -136,6 +157,10 @@ _HELPERS = {
     "dirichlet_into": dirichlet_into,
     "multinomial_into": multinomial_into,
     "search_right": search_right,
+    "mvhg_ok": _mvhg_ok,
+    "mvhg_choices": mvhg_choices,
+    "mvhg_count_into": mvhg_count_into,
+    "mvhg_marginals_into": mvhg_marginals_into,
     "shuffled_range": shuffled_range,
     "distinct_indices": distinct_indices,
     "weighted_indices": weighted_indices,
@@ -161,6 +186,7 @@ class _BatchWriter(_KernelWriter):
         self.ndim = node.outputs[1].type.ndim - op.ndim_supp  # the batch dimensions
         self.cores = list(op.ndims_params)
         self.transform: dict[int, str] = {}  # parameter -> an expression replacing it
+        self.setup: list[str] = []  # lines run once before the draws
 
     def _shape(self) -> None:
         for d in range(self.ndim):
@@ -192,26 +218,36 @@ class _BatchWriter(_KernelWriter):
             return f"b{k}[idx]"
         return f"b{k}[()]" if self.cores[k] == 0 else f"b{k}"
 
-    def source(self, checks: list[str], draw: str, supp: str, work: str) -> str:
-        """``checks``: conditions on ``p0, p1, ...``; ``draw``: one core draw into ``cell``
-        (``{0}``, ``{1}``...: the core parameters); ``supp``: the core shape's entries."""
+    def source(
+        self, checks: list[str], draw: str, supp: str, work: str, late: tuple[str, ...] = ()
+    ) -> str:
+        """``checks``: conditions on ``p0, p1, ...`` (``late``: on the broadcast ``b0, b1,
+        ...``); ``draw``: one core draw into ``{cell}`` (``{0}``, ``{1}``...: the core
+        parameters); ``supp``: the core shape's entries; ``work``: the dtype drawn in."""
         args = ", ".join(["rng", "size", *self.params])
-        again = f"return slow(rng, size, {''.join(p + ', ' for p in self.params)})"
         self.lines = [f"def kernel({args}):", "    ok = True"]
         self._shape()
         count = " * ".join(f"n{d}" for d in range(self.ndim)) or "1"
-        self._line(f"if {count} == 0:")
-        self._line("ok = False", 2)
+        self._checks([f"{count} > 0", *checks])
+        for k in range(len(self.params)):
+            self._line(f"b{k} = {self._broadcast(k)}")
+        self._checks(list(late))
+        if not self.op.inplace:
+            self._line("rng = copy_rng(rng)")
+        self._line("bitgen = rng.bit_generator")
+        for line in self.setup:
+            self._line(line)
+        self._body(draw, supp, work)
+        return "\n".join(self.lines) + "\n"
+
+    def _checks(self, checks: list[str]) -> None:
         for check in checks:
             self._line(f"if ok and not ({check}):")
             self._line("ok = False", 2)
         self._line("if not ok:")
-        self._line(again, 2)
-        for k in range(len(self.params)):
-            self._line(f"b{k} = {self._broadcast(k)}")
-        if not self.op.inplace:
-            self._line("rng = copy_rng(rng)")
-        self._line("bitgen = rng.bit_generator")
+        self._line(f"return slow(rng, size, {''.join(p + ', ' for p in self.params)})", 2)
+
+    def _body(self, draw: str, supp: str, work: str) -> None:
         batch = "".join(f"n{d}, " for d in range(self.ndim))
         self._line(f"out = np.zeros(({batch}{supp}), {work})")
         entries = [self._entry(k) for k in range(len(self.params))]
@@ -222,7 +258,6 @@ class _BatchWriter(_KernelWriter):
         else:
             self._line(draw.format(*entries, cell=cell))
         self._line("return rng, out.astype(DT)" if work != "DT" else "return rng, out")
-        return "\n".join(self.lines) + "\n"
 
 
 def _integer_safe(var) -> bool:
@@ -257,6 +292,26 @@ def _categorical(op: CategoricalRV, node: Apply) -> Callable:
     draw = "{cell} = search_right({0}, next_double(bitgen))"
     source = writer.source(checks, draw, "", "np.int64")
     return _compile(node, source, next_double=next_double)
+
+
+@numba_funcify.register(MultivariateHypergeometricRV)
+def _multivariate_hypergeometric(op: MultivariateHypergeometricRV, node: Apply) -> Callable:
+    colors, nsample = node.inputs[2:]
+    writer = _BatchWriter(op, node)
+    # NumPy refuses colors of a float dtype (perform raises its ValueError)
+    checks = ["p0.shape[-1] > 0" if _integer_safe(colors) else "False"]
+    limit = 1_000_000_000 if op.method == "marginals" else 2**31
+    late = (f"mvhg_ok(b0, b1, {limit})",)
+    core = "{0}.astype(np.int64), np.int64({1}), {cell}"
+    if op.method == "marginals":
+        draw = "mvhg_marginals_into(bitgen, " + core + ")"
+    elif colors.type.ndim > 1 or nsample.type.ndim > 0:  # one NumPy call per batch entry
+        draw = "mvhg_count_into(bitgen, " + core + ", mvhg_choices({0}.astype(np.int64)))"
+    else:  # one NumPy call for all: the variates keep shuffling the same items
+        writer.setup.append("shared = mvhg_choices(p0.astype(np.int64))")
+        draw = "mvhg_count_into(bitgen, " + core + ", shared)"
+    source = writer.source(checks, draw, "p0.shape[-1], ", "np.int64", late)
+    return _compile(node, source)
 
 
 # -- shuffles: permutation, permuted --------------------------------------------------------
