@@ -181,6 +181,12 @@ GRAPH_CASES = [
         _draw("hypergeometric"),
         lambda g: [g.integers(5, 40, (3, 4)), g.integers(5, 40, (4,)), np.asarray(12)],
     ),
+    ("invgamma_bc", _draw("invgamma"), lambda g: [g.uniform(0.5, 3, (3, 4)), g.uniform(1, 3, 4)]),
+    (
+        "t_loc_scale",
+        _draw("t", size=(2, 3, 4)),
+        lambda g: [g.uniform(0.5, 9, (4,)), g.normal(size=(3, 4)), np.asarray(2.0)],
+    ),
     ("dirichlet_single", _draw("dirichlet"), lambda g: [g.uniform(0.5, 3, 4)]),
     ("dirichlet_small", _draw("dirichlet", size=(2, 3)), lambda g: [g.uniform(0.01, 0.09, 4)]),
     ("dirichlet_batch", _draw("dirichlet"), lambda g: [g.uniform(0.01, 3, (3, 4))]),

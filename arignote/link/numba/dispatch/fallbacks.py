@@ -31,7 +31,12 @@ _RANDOM_VECTOR = (
     "the product differed in the last bit 3 times and cholesky 92 times, so native draws "
     "would not be NumPy's bit for bit: perform draws in object mode"
 )
-_RANDOM_SCIPY = "drawn through SciPy's rvs (numba has no SciPy samplers): perform in object mode"
+_RANDOM_SCIPY = (
+    "drawn through SciPy's rvs: truncexpon maps uniforms through SciPy's own (Cephes) log1p "
+    "and expm1, gengamma raises gammas to 1/c with NumPy's vectorised power, neither is "
+    "guaranteed bit for bit by numba's libm calls; betabinom (all betas, then all binomials) "
+    "is not written natively yet: perform in object mode (invgamma and t are native)"
+)
 _LAPACK_UNBOUND = (
     "tridiagonal LU (?gttrf/?gttrs) and symmetric eigenvalues of a generalized problem or with "
     "their derivatives (?sygvd/?syevr): numba binds none of these LAPACK routines; missing: "
@@ -66,7 +71,7 @@ FALLBACKS: dict[str, str] = {
         _RANDOM_VECTOR,
     ),
     **dict.fromkeys(
-        ["BetaBinomialRV", "GenGammaRV", "InvGammaRV", "StudentTLocScaleRV", "TruncExponentialRV"],
+        ["BetaBinomialRV", "GenGammaRV", "TruncExponentialRV"],
         _RANDOM_SCIPY,
     ),
     "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",

@@ -5,8 +5,9 @@ draw from a generator in a given state gives exactly NumPy's numbers and advance
 state (the Python object's bit generator). A kernel draws one number per entry of the batch
 shape, in C order, with the parameters broadcast to it: the order in which NumPy's
 broadcasting loop calls the same sampler. Only the samplers checked to give NumPy's numbers
-bit for bit are written (``tests/link/test_numba_random.py``); the others are registered
-fallbacks.
+bit for bit are used (``tests/link/test_numba_random.py``); those numba lacks or draws
+differently are NumPy's algorithms written natively (``random_samplers.py``,
+``random_integers.py``), vector and index draws are in ``random_vector.py``.
 
 The Python VM's ``perform`` validates parameters and shapes and raises NumPy's errors. A
 kernel checks the same conditions (more strictly: non-finite parameters included) and, where
@@ -114,6 +115,9 @@ _SAMPLERS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "cauchy": ("x0 + x1 * rng.standard_cauchy()", (_ANY, _NON_NEGATIVE), ""),
     "halfcauchy": ("x0 + x1 * abs(rng.standard_cauchy())", (_ANY, _NON_NEGATIVE), ""),
     "halfnormal": ("x0 + x1 * abs(rng.standard_normal())", (_ANY, _NON_NEGATIVE), ""),
+    # SciPy-module ops whose perform draws reproducibly (see _NUMPY_DRAWN)
+    "invgamma": ("1.0 / rng.gamma(x0, 1.0 / x1)", (_POSITIVE, _POSITIVE), ""),
+    "t": ("rng.standard_t(x0) * x2 + x1", (_POSITIVE, _ANY, _POSITIVE), ""),
     # methods taking the dtype of the draws (their float32 stream is its own)
     "standard_normal": ("rng.standard_normal(dtype=DT)", (), ""),
     "random": ("rng.random(dtype=DT)", (), ""),
@@ -124,10 +128,15 @@ _SAMPLERS: dict[str, tuple[str, tuple[str, ...], str]] = {
 #: SciPy-based ones, may draw otherwise).
 _OWN_MODULES = ("arignote.tensor.random.op", "arignote.tensor.random.basic")
 
+#: Ops of ``scipy_rvs`` whose draws are NumPy's arithmetic on NumPy draws: ``invgamma`` is
+#: ``1 / Generator.gamma(shape, 1 / scale)``; SciPy's ``t.rvs`` is ``standard_t(df) * scale +
+#: loc`` entry by entry (a positive scale: SciPy skips the draws when every scale is 0).
+_NUMPY_DRAWN = {"InvGammaRV", "StudentTLocScaleRV"}
+
 #: Parameters NumPy reads as integers (the others are read as float64).
 _INTEGER_PARAMS = {"binomial": (0,), "integers": (0, 1), "hypergeometric": (0, 1, 2)}
 
-#: Generator methods with no native sampler (all of NumPy's scalar ones have one now).
+#: Generator methods with no native sampler (every scalar one of NumPy has one now).
 NOT_NATIVE: dict[str, str] = {}
 
 _COPY_SOURCE = """\
@@ -190,7 +199,8 @@ def _sampler(op: RandomVariable, node: Apply) -> tuple[str, tuple[str, ...], str
     if op.ndim_supp != 0 or any(op.ndims_params):
         raise NotNative(key, "vector-valued draws (core dimensions) are drawn by perform")
     known = op.name in _SAMPLERS or op.name in ("integers", "standard_exponential")
-    if not known or type(op).__module__ not in _OWN_MODULES:
+    own = type(op).__module__ in _OWN_MODULES or key in _NUMPY_DRAWN
+    if not known or not own:
         raise NotNative(key, NOT_NATIVE.get(op.name, "no native sampler"))
     if op.name == "integers":
         return _integers(op, node)
