@@ -221,6 +221,7 @@ def dirichlet_into(bitgen, alpha, out):
 
     Below 0.1 for every entry NumPy breaks a stick with betas (the gammas could all be 0);
     otherwise it normalises gammas by their sum, multiplying by the reciprocal."""
+    alpha = alpha.astype(np.float64)  # NumPy reads alpha as float64
     k = alpha.shape[0]
     if k > 0 and alpha.max() < 0.1:
         tails = np.empty(k)
@@ -249,6 +250,7 @@ def multinomial_into(bitgen, n, pvals, out):
     """NumPy's ``random_multinomial``: a binomial per category for what is left, with the
     probability renormalised by the mass left; the last category takes the rest."""
     out[:] = 0
+    pvals = pvals.astype(np.float64)  # NumPy reads pvals as float64
     d = pvals.shape[0]
     remaining_p = 1.0
     left = n

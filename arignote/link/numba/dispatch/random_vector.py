@@ -298,8 +298,9 @@ def _categorical(op: CategoricalRV, node: Apply) -> Callable:
 def _multivariate_hypergeometric(op: MultivariateHypergeometricRV, node: Apply) -> Callable:
     colors, nsample = node.inputs[2:]
     writer = _BatchWriter(op, node)
-    # NumPy refuses colors of a float dtype (perform raises its ValueError)
-    checks = ["p0.shape[-1] > 0" if _integer_safe(colors) else "False"]
+    # NumPy refuses colors of a non-integer dtype, bool included (perform raises its error)
+    integer = np.issubdtype(colors.type.dtype, np.integer) and _integer_safe(colors)
+    checks = ["p0.shape[-1] > 0" if integer else "False"]
     limit = 1_000_000_000 if op.method == "marginals" else 2**31
     late = (f"mvhg_ok(b0, b1, {limit})",)
     core = "{0}.astype(np.int64), np.int64({1}), {cell}"
