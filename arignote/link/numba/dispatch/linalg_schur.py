@@ -156,16 +156,16 @@ def _gees_call(dtype: str) -> Callable:
 
 
 @cache
-def schur_function(dtype: str, sort: str | None) -> Callable:
-    """``(T, Z)`` of one square matrix in ``dtype``, as ``scipy.linalg.schur`` (``sort``)."""
+def schur_function(dtype: str) -> Callable:
+    """``(T, Z)`` of one square matrix in ``dtype``, as ``scipy.linalg.schur``, sorted by
+    the selector at address ``select`` (``NO_SELECT``: not sorted)."""
     gees, kind = _gees_call(dtype), np.dtype(dtype).type
     real = np.dtype(REAL_OF[dtype]).type
-    select = NO_SELECT if sort is None else schur_selector(sort, dtype)
-    sorting = N if sort is None else S
     complex_matrix = is_complex(dtype)
 
     @_jit
-    def schur(a):
+    def schur(a, select):
+        sorting = N if select == NO_SELECT else S
         n = a.shape[0]
         if a.shape[1] != n:
             raise ValueError("expected square matrix")
@@ -219,8 +219,9 @@ def schur_function(dtype: str, sort: str | None) -> Callable:
 @numba_funcify.register(Schur)
 def _schur(op: Schur, node: Apply) -> Callable:
     dtype = node.outputs[0].type.dtype  # the input's, or its complex type (output="complex")
-    source = "def kernel(a):\n    return schur(a)\n"
-    return compile_source(source, "kernel", {"schur": schur_function(dtype, op.sort)})
+    select = NO_SELECT if op.sort is None else schur_selector(op.sort, dtype)
+    source = f"def kernel(a):\n    return schur(a, {select})\n"
+    return compile_source(source, "kernel", {"schur": schur_function(dtype)})
 
 
 # -- qz: ?gges, and ?tgsen for ordqz ------------------------------------------------------------
