@@ -92,12 +92,12 @@ _HIDDEN_LENGTHS = "def call({args}):\n    routine({args}{lengths})\n"
 def numpy_routine(name: str, characters: int) -> tuple[Any, type]:
     """``(function, integer type)``: LAPACK's ``name`` in NumPy's library when it is found
     (``characters``: its number of character arguments), else SciPy's with ``int32``."""
-    found = _numpy_library()
-    if found is None:
+    library, prefix, suffix, itype = _numpy_library() or (None, "", "", np.int32)
+    symbol = getattr(library, f"{prefix}{name}{suffix}", None) if library else None
+    if symbol is None:
         return routine(name), np.int32
-    library, prefix, suffix, itype = found
     arity = _arity(name)
-    address = ctypes.cast(getattr(library, f"{prefix}{name}{suffix}"), ctypes.c_void_p).value
+    address = ctypes.cast(symbol, ctypes.c_void_p).value
     argtypes = [ctypes.c_void_p] * arity + [ctypes.c_size_t] * characters
     function = ctypes.CFUNCTYPE(None, *argtypes)(address)
     args = ", ".join(f"a{k}" for k in range(arity))

@@ -175,10 +175,8 @@ def _numpy_dtype(node: Apply) -> str:
 def _eig(op: Eig, node: Apply) -> Callable:
     dtype = _numpy_dtype(node)
     outs = [("(n,)", node.outputs[0].type.dtype), ("(m, n)", node.outputs[1].type.dtype)]
-    call = ["r0, r1 = eig(a)"]
-    source = batched_source(node, outs, call, True).replace(
-        "    k = min(m, n)\n", "    k = min(m, n)\n    numpy_finite(x)\n", 1
-    )
+    call = ["numpy_finite(a)", "r0, r1 = eig(a)"]
+    source = batched_source(node, outs, call, True)
     namespace = {"eig": eig_function(dtype), "numpy_finite": _numpy_finite}
     return compile_source(source, "kernel", namespace)
 
