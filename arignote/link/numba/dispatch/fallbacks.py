@@ -7,13 +7,6 @@ whose key is not here, and on a key no entry needs any more, so the list is exac
 
 from __future__ import annotations
 
-_LINALG = (
-    "eigenvalues of general matrices and Schur forms (?geev, ?gees, ?gges, and ?trsen/?tgsen "
-    "for sorting, through Schur's and QZ's sort callables; the discrete Riccati solver is "
-    "built on QZ): numba binds none of these LAPACK routines, and writing them in loops would "
-    "not give LAPACK's eigenvector normalisation and ordering; missing: ctypes bindings of "
-    "scipy.linalg.cython_lapack for them"
-)
 _ADVANCED = (
     "advanced indexing beyond one 1-d integer or boolean array among slices (or a lone integer "
     "vector when incrementing): numba takes one 1-d advanced index per subscript, NumPy's "
@@ -36,11 +29,6 @@ _RANDOM_SCIPY = (
     "and expm1, gengamma raises gammas to 1/c with NumPy's vectorised power, neither is "
     "guaranteed bit for bit by numba's libm calls; betabinom (all betas, then all binomials) "
     "is not written natively yet: perform in object mode (invgamma and t are native)"
-)
-_LAPACK_UNBOUND = (
-    "tridiagonal LU (?gttrf/?gttrs) and symmetric eigenvalues of a generalized problem or with "
-    "their derivatives (?sygvd/?syevr): numba binds none of these LAPACK routines; missing: "
-    "ctypes bindings of scipy.linalg.cython_lapack for them"
 )
 _UNSHARED = "unshared kernels (one per output position) are not written natively"
 
@@ -88,30 +76,6 @@ FALLBACKS: dict[str, str] = {
         ["MinimizeOp", "MinimizeScalarOp", "RootOp", "RootScalarOp"],
         "calls SciPy's optimisers (scipy.optimize.minimize, minimize_scalar, root, "
         "root_scalar), Python code that numba cannot compile: runs perform in object mode",
-    ),
-    # linalg
-    **dict.fromkeys(
-        [
-            "QZ",
-            "Schur",
-            "SolveDiscreteARE",
-            "Eig",
-        ],
-        _LINALG,
-    ),
-    **dict.fromkeys(
-        [
-            "LUFactorTridiagonal",
-            "SolveLUFactorTridiagonal",
-            "Eigvalsh",
-            "EigvalshGrad",
-            "EigvalshTangent",
-        ],
-        _LAPACK_UNBOUND,
-    ),
-    "Eigh": (
-        "eigenvectors (defined up to sign) from the upper triangle or in float32: numba's "
-        "routine does not give NumPy's signs there; float64 lower and eigenvalues are native"
     ),
     # indexing: the common cases are native, these keys cover the others (per node)
     **dict.fromkeys(["AdvancedIncSubtensor", "AdvancedSubtensor"], _ADVANCED),

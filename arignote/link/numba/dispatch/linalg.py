@@ -1,7 +1,7 @@
 """Native kernels of linear algebra on stacks of matrices, through numba's ``np.linalg``
 (the same LAPACK routines NumPy calls): ``Det``, ``SlogDet``, ``MatrixInverse``,
-``Cholesky``, ``Eigh``, ``SVD``, ``QR`` (every mode), ``MatrixPinv``, ``Expm`` and
-``BlockDiagonal``.
+``Cholesky``, ``SVD``, ``QR`` (every mode), ``MatrixPinv``, ``Expm`` and ``BlockDiagonal``
+(``Eigh`` and the other eigenvalue ops call LAPACK directly: :mod:`.linalg_eigen`).
 
 Errors as in ``perform``: a non-square input raises ``ValueError``; a singular matrix gives a
 zero determinant (``SlogDet``: sign 0, ``-inf``) and ``MatrixInverse`` raises
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
 from arignote.link.numba.dispatch.linalg_kernels import expm, householder_qr
-from arignote.tensor.linalg.decompositions import QR, SVD, Cholesky, Eigh
+from arignote.tensor.linalg.decompositions import QR, SVD, Cholesky
 from arignote.tensor.linalg.inverse import Det, MatrixInverse, SlogDet
 from arignote.tensor.linalg.least_squares import MatrixPinv
 from arignote.tensor.linalg.misc import BlockDiagonal, Expm
@@ -92,20 +92,6 @@ def _cholesky(op: Cholesky, node: Apply) -> Callable:
     # the upper factor U of the matrix read from its upper triangle: (chol of A^T)^T, A real
     call = ["r0 = np.linalg.cholesky(a)" if op.lower else "r0 = np.linalg.cholesky(a.T).T"]
     return _kernel(_batched(node, [("(m, n)", _out(node))], call, True))
-
-
-@numba_funcify.register(Eigh)
-def _eigh(op: Eigh, node: Apply) -> Callable:
-    _real_floats(node)
-    if op.compute_v and (op.uplo != "L" or node.inputs[0].type.dtype != "float64"):
-        # eigenvectors are defined up to sign: only this variant gives LAPACK's signs as NumPy
-        raise NotNative("Eigh", "eigenvectors of the upper triangle or in float32")
-    matrix = "a" if op.uplo == "L" else "np.ascontiguousarray(a.T)"  # numba reads 'L'
-    outs = [("(n,)", _out(node, 0))]
-    call = [f"r0, r1 = np.linalg.eigh({matrix})"]
-    if op.compute_v:
-        outs.append(("(m, n)", _out(node, 1)))
-    return _kernel(_batched(node, outs, call, True))
 
 
 @numba_funcify.register(SVD)
