@@ -221,11 +221,14 @@ def test_a_writer_killed_at_any_step_leaves_nothing_read_as_valid(_private_cache
     assert len(cache.entries()) == 1
 
 
-def test_graphs_with_fallbacks_are_not_cached(_private_cache):
+def test_graphs_with_fallbacks_are_cached_and_call_this_process_perform(_private_cache):
     x = pt.dmatrix("x")
-    f = arignote.function([x], pt.linalg.eig(x)[0], mode="NUMBA")  # no native kernel
+    f = arignote.function([x], pt.linalg.eig(x)[0] * 2, mode="NUMBA")  # no native kernel
     assert f.runner.fallbacks
-    assert not list((_private_cache / "numba").glob("arignote_*.py"))
+    (module,) = (_private_cache / "numba").glob("arignote_*.py")
+    assert "injected function" in module.read_text()  # perform: this process's, not written
+    value = np.array([[2.0, 1.0], [0.5, 3.0]])
+    np.testing.assert_allclose(np.sort(f(value)), np.sort(np.linalg.eigvals(value) * 2))
 
 
 @pytest.mark.slow
