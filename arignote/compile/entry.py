@@ -95,18 +95,28 @@ def _run_lines(code: CodeBuilder, fn: Any) -> None:
         code.line("return dict(zip(keys, outputs))")
 
 
-def _native_lines(code: CodeBuilder, fn: Any, graph: Any, zero_d: tuple) -> None:
+def _native_lines(
+    code: CodeBuilder, fn: Any, graph: Any, zero_d: tuple, bare: bool = False
+) -> None:
     """Call the jitted graph from the entry point itself (the runner's ``run`` would be one
-    more Python frame), making its 0-d outputs arrays as the runner does."""
+    more Python frame), making its 0-d outputs arrays as the runner does (``zero_d``: per
+    output None for an array, "default" where ``np.array`` infers the dtype, else the dtype;
+    ``bare``: the graph returns its one output outside a tuple)."""
     code.namespace.update(graph=graph, array=np.array)
     outs = [f"r{k}" for k in range(len(zero_d))]
+    targets = "r0 " if bare else "".join(o + ", " for o in outs)
     code.line("try:")
-    code.line(f"{''.join(o + ', ' for o in outs)}= graph(*args)" if outs else "graph(*args)", 2)
+    code.line(f"{targets}= graph(*args)" if outs else "graph(*args)", 2)
     code.line("except Exception as err:")
     code.line("runner.fail(err)", 2)
     values = []
     for out, dtype in zip(outs, zero_d):
-        values.append(out if dtype is None else f"array({out}, {code.name('dtype', dtype)})")
+        if dtype is None:
+            values.append(out)
+        elif isinstance(dtype, str):
+            values.append(f"array({out})")
+        else:
+            values.append(f"array({out}, {code.name('dtype', dtype)})")
     if fn._kind == "single":
         code.line(f"return {values[0]}")
     elif fn._kind == "list":

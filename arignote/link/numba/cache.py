@@ -1,11 +1,11 @@
 """Disk cache of native code, shared by processes, bounded, and safe against crashes.
 
-A converted graph whose kernels are all native is written as one Python module (the kernels'
-and the graph function's source, ``numba.njit(cache=True)``) with its constants beside it in
-a ``.npz`` file, under a name that is the SHA-256 of the module text, the constants' bytes,
-and the versions of arignote, numba, llvmlite and NumPy and the CPU name. Numba then caches
-the machine code of each function next to the module (its ``__pycache__``), so another
-process compiling the same graph loads it instead of compiling.
+A converted graph is written as one Python module (the source of the graph function and of
+every function it calls, ``numba.njit(cache=True)``, see :mod:`.cache_text`) with its
+constants beside it in a ``.npz`` file, under a name that is the SHA-256 of the module text,
+the constants' bytes, and the versions of arignote, numba, llvmlite and NumPy and the CPU
+name. Numba then caches the machine code of each function next to the module (its
+``__pycache__``), so another process compiling the same graph loads it instead of compiling.
 
 Location: ``config.cache_dir`` when set, else ``$ARIGNOTE_CACHE_DIR``, else platformdirs'
 user cache directory (``.../arignote/numba`` in each case).
@@ -50,16 +50,8 @@ from filelock import FileLock
 import numba
 from arignote.config import config
 from arignote.link.hot_index import cache_root, forget_all
-from arignote.link.numba.dispatch import vmath
+from arignote.link.numba.cache_text import GraphModule, graph_module
 
-#: Globals a kernel may use and still be written to a module (imported there by name).
-_MODULE_GLOBALS = {"math", "vmath"}
-# vmath's digest is part of the text (hence of the key): its functions are compiled into the
-# cached machine code, which must not outlive a change of them
-_HEADER = (
-    "import math\n\nimport numpy as np\n\nimport numba\n"
-    f"from arignote.link.numba.dispatch import vmath  # {vmath.DIGEST}\n\n"
-)
 _PREFIX = "arignote_"
 #: Temporary files older than this (seconds) are leftovers of killed writers.
 _STALE_SECONDS = 3600.0
@@ -72,27 +64,6 @@ class CacheWarning(UserWarning):
 def cache_dir() -> Path:
     """Where native code is cached (see the module docstring)."""
     return cache_root()
-
-
-def cacheable(kernels: list) -> bool:
-    """Whether every kernel can be written to a module (native, plain globals only)."""
-    return all(
-        hasattr(k, "arignote_source") and set(k.arignote_namespace) <= _MODULE_GLOBALS
-        for k in kernels
-    )
-
-
-def module_text(kernels: list, graph_source: str, constants: dict[str, Any]) -> str:
-    """The module defining ``k0, k1, ...``, the constants and ``graph``."""
-    parts = [_HEADER, '_data = np.load(__file__[:-3] + ".npz")\n']
-    for name, value in constants.items():
-        scalar = "[()]" if not isinstance(value, np.ndarray) else ""
-        parts.append(f'{name} = _data["{name}"]{scalar}\n')
-    for position, kernel in enumerate(kernels):
-        source = kernel.arignote_source.replace("def kernel(", f"def k{position}(", 1)
-        parts.append(f"\n\n@numba.njit(cache=True)\n{source}")
-    parts.append(f"\n\n@numba.njit(cache=True)\n{graph_source}")
-    return "".join(parts)
 
 
 def entry_key(text: str, constants: dict[str, Any]) -> str:
@@ -109,37 +80,53 @@ def entry_key(text: str, constants: dict[str, Any]) -> str:
 # -- loading ------------------------------------------------------------------------------------
 
 
-def load_graph(kernels: list, graph_source: str, constants: dict[str, Any]) -> Callable | None:
-    """The jitted ``graph`` of the cached module for this code (written first if missing);
-    None (after one warning per process) when the cache directory cannot be used."""
-    text = module_text(kernels, graph_source, constants)
-    key = entry_key(text, constants)
+def load_function(jitted: Any) -> Callable | None:
+    """The cached version of the ``compile_source`` function ``jitted`` (its module written
+    first if missing); None when it cannot be cached (:func:`.cache_text.graph_module`) or,
+    after one warning per process, when the cache directory cannot be used."""
+    module = graph_module(jitted)
+    if module is None:
+        return None
+    key = entry_key(module.text, module.constants)
     directory = cache_dir()
+    if module.injected:
+        # Numba keeps one environment (the globals object mode reads) per compiled function
+        # and process: a second load of this entry would read the first load's objects. A
+        # module with injected objects is therefore loaded once per process; later graphs of
+        # the same text compile in memory, with their own objects.
+        if key in _INJECTED_KEYS:
+            return None
+        _INJECTED_KEYS.add(key)
     try:
-        return _load_or_write(directory, key, text, constants)
+        return _load_or_write(directory, key, module)
     except OSError as err:
         _warn_once(directory, err)
         return None
 
 
-def _load_or_write(directory: Path, key: str, text: str, constants: dict) -> Callable:
+#: Keys of entries with injected objects loaded by this process.
+_INJECTED_KEYS: set[str] = set()
+
+
+def _load_or_write(directory: Path, key: str, module: GraphModule) -> Callable:
     path = directory / f"{_PREFIX}{key}.py"
-    loaded = sys.modules.get(_module_name(key))
+    name = _module_name(key)
+    loaded = sys.modules.get(name)
     if loaded is not None and loaded.__file__ == str(path):
-        return loaded.graph  # loaded from this very entry earlier in this process
+        return getattr(loaded, module.entry)  # loaded from this very entry in this process
     directory.mkdir(parents=True, exist_ok=True)
     for attempt in range(2):
-        if not _holds(path, text):
-            _write(path, text, constants)
+        if not _holds(path, module.text):
+            _write(path, module.text, module.constants)
         try:
-            module = _import(path, key, constants)
+            imported = _import(path, name, module)
         except Exception:  # a damaged entry: discard it and write it again once
             if attempt:
                 raise
             _discard(directory, key)
             continue
         _touch(path)
-        return module.graph
+        return getattr(imported, module.entry)
     raise AssertionError("unreachable")
 
 
@@ -151,15 +138,15 @@ def _holds(path: Path, text: str) -> bool:
         return False
 
 
-def _import(path: Path, key: str, constants: dict[str, Any]) -> Any:
-    name = _module_name(key)
+def _import(path: Path, name: str, graph: GraphModule) -> Any:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    vars(module).update(graph.injected)
     # numba's cached code finds its module by name when loaded: it must be importable
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-        _check_constants(module, constants)
+        _check_constants(module, graph.constants)
         _guard_numba_caches(module)
     except BaseException:
         del sys.modules[name]

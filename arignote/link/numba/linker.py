@@ -24,7 +24,7 @@ from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.codegen import CodeBuilder
 from arignote.graph.fg import FunctionGraph
 from arignote.link.jit import JITLinker, JITRunner
-from arignote.link.numba.cache import cacheable, load_graph
+from arignote.link.numba.cache import load_function
 from arignote.link.numba.dispatch import (
     NotNative,
     compile_source,
@@ -74,13 +74,28 @@ def native_runner(fgraph: FunctionGraph, graph: Callable, fallbacks: dict, name:
     runner.run = _boundary(fgraph, graph, packed=True)  # type: ignore[method-assign]
     runner.fallbacks = fallbacks
     # What a Function's entry point needs to call ``graph`` itself (one frame fewer): the
-    # jitted function and, per output, the dtype of the 0-d array to make (None: an array).
-    runner.native_call = (graph, tuple(_zero_d_dtype(v) for v in fgraph.outputs))
+    # jitted function, per output the dtype of the 0-d array to make (None: an array, the
+    # dtype's default type: ``np.array(number)`` infers it), and whether ``graph`` returns
+    # its one output bare.
+    zero_d = tuple(_zero_d_dtype(v) for v in fgraph.outputs)
+    runner.native_call = (graph, zero_d, returns_bare(fgraph))
     return runner
 
 
-def _zero_d_dtype(var: Variable) -> np.dtype | None:
-    return np.dtype(var.type.dtype) if _is_0d(var) else None
+def returns_bare(fgraph: FunctionGraph) -> bool:
+    """Whether the graph function of ``fgraph`` returns its one output itself, not in a tuple
+    (numba boxes a tuple around it in about as long as NumPy adds two 0-d arrays)."""
+    return len(fgraph.outputs) == 1 and not is_lazy_graph(fgraph)
+
+
+def _zero_d_dtype(var: Variable) -> np.dtype | str | None:
+    """The dtype of the 0-d array made from ``var``'s number: "default" when
+    ``np.array(number)`` infers it (float64, int64, bool, complex128: about 30% faster than
+    passing it), None for an array."""
+    if not _is_0d(var):
+        return None
+    dtype = np.dtype(var.type.dtype)
+    return "default" if np.array(dtype.type(0).item()).dtype == dtype else dtype
 
 
 def whole_graph_fallback(fgraph: FunctionGraph) -> str | None:
@@ -100,11 +115,11 @@ def whole_graph_fallback(fgraph: FunctionGraph) -> str | None:
 def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, NotNative]]:
     """The jitted graph function and the nodes running in object mode (with the reason)."""
     if is_lazy_graph(fgraph):  # IfElse: branches written as native ``if`` blocks
-        return graph_function(fgraph)
+        jitted, fallbacks = graph_function(fgraph)
+        return load_function(jitted) or jitted, fallbacks
     names: dict[Variable, str] = {var: f"i{k}" for k, var in enumerate(fgraph.inputs)}
     namespace: dict[str, Any] = {}
     fallbacks: dict[Apply, NotNative] = {}
-    kernels: list = []
     lines = [f"def graph({', '.join(names[v] for v in fgraph.inputs)}):"]
     fused = fused_reductions(fgraph)  # {reduction: (kernel, elementwise producer)}
     producers = {producer for _, producer in fused.values()}
@@ -117,9 +132,8 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
             kernel, reason = kernel_for(drawing_form(fgraph, node))
         if reason is not None:
             fallbacks[node] = reason
-        position = len(kernels)  # kernels are k0, k1, ... in order (the disk cache relies on it)
+        position = len(lines) - 1  # kernel k<n> (n-th line), outputs v<n>_<j>
         namespace[f"k{position}"] = kernel
-        kernels.append(kernel)
         inputs = fused[node][1].inputs if node in fused else node.inputs
         args = ", ".join(_name_of(v, names, namespace) for v in inputs)
         outs = [f"v{position}_{j}" for j in range(len(node.outputs))]
@@ -127,15 +141,13 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
         target = outs[0] if len(outs) == 1 else ", ".join(outs)
         lines.append(f"    {target} = k{position}({args})")
     results = [_result(v, names, namespace) for v in fgraph.outputs]
-    lines.append(f"    return ({''.join(r + ', ' for r in results)})")
-    source = "\n".join(lines) + "\n"
-    # generator constants (``g<n>`` getters, see constant_expression) cannot be written out
-    if not fallbacks and cacheable(kernels) and not any(k.startswith("g") for k in namespace):
-        constants = {k: v for k, v in namespace.items() if k.startswith("c")}
-        cached = load_graph(kernels, source, constants)  # None: no usable cache directory
-        if cached is not None:
-            return cached, fallbacks
-    return compile_source(source, "graph", namespace), fallbacks
+    bare = len(results) == 1  # see returns_bare
+    lines.append(
+        f"    return {results[0]}" if bare else f"    return ({''.join(r + ', ' for r in results)})"
+    )
+    jitted = compile_source("\n".join(lines) + "\n", "graph", namespace)
+    # the disk cache's copy (None: not cacheable, or no usable cache directory)
+    return load_function(jitted) or jitted, fallbacks
 
 
 def _is_0d(var: Variable) -> bool:
@@ -166,12 +178,15 @@ def _boundary(fgraph: FunctionGraph, graph: Callable, packed: bool = False) -> C
     else:
         code.line(f"def call({args}):", 0)
     outs = [f"r{k}" for k in range(len(fgraph.outputs))]
-    code.line(f"{''.join(o + ', ' for o in outs)}= graph({args})" if outs else f"graph({args})")
+    targets = "r0 " if returns_bare(fgraph) else "".join(o + ", " for o in outs)
+    code.line(f"{targets}= graph({args})" if outs else f"graph({args})")
     converted = []
     for out, var in zip(outs, fgraph.outputs):
-        if _is_0d(var):
-            dtype = code.name("dtype", np.dtype(var.type.dtype))
-            out = f"array({out}, {dtype})"
+        dtype = _zero_d_dtype(var)
+        if isinstance(dtype, str):
+            out = f"array({out})"
+        elif dtype is not None:
+            out = f"array({out}, {code.name('dtype', dtype)})"
         converted.append(out)
     opening, closing = ("[", "]") if packed else ("(", ")")
     code.line(f"return {opening}{''.join(c + ', ' for c in converted)}{closing}")

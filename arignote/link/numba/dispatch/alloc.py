@@ -1,14 +1,17 @@
-"""Native kernels of creation and joining ops (``Alloc``, ``MakeVector``, ``Join``), the
-tensor/scalar conversions, and the compiler's ``DeepCopyOp``/``ViewOp``."""
+"""Native kernels of creation and joining ops (``Alloc``, ``AllocEmpty``, ``MakeVector``,
+``Join``), of ``BroadcastLength``'s check, the tensor/scalar conversions, and the compiler's
+``DeepCopyOp``/``ViewOp``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import BY_NAME, compile_source, numba_funcify
 from arignote.link.numba.dispatch.random import copy_rng
-from arignote.tensor.alloc import Alloc
+from arignote.tensor.alloc import Alloc, AllocEmpty, BroadcastLength
 from arignote.tensor.basic import MakeVector, ScalarFromTensor, TensorFromScalar
 from arignote.tensor.join import Join
 from arignote.tensor.random.type import RandomGeneratorType
@@ -31,6 +34,40 @@ def _alloc(op: Alloc, node: Apply) -> Callable:
         f"def kernel({_arguments(node)}):\n"
         f"    out = np.empty({shape}, dtype=np.{node.outputs[0].type.dtype})\n"
         f"    out[...] = {value}\n"
+        "    return out\n"
+    )
+
+
+@numba_funcify.register(AllocEmpty)
+def _alloc_empty(op: AllocEmpty, node: Apply) -> Callable:
+    shape = "(" + "".join(f"np.int64(i{k}[()]), " for k in range(len(node.inputs))) + ")"
+    # numba's own message differs from NumPy's ("negative dimensions not allowed")
+    checks = "".join(
+        f"    if i{k}[()] < 0:\n        raise ValueError('negative dimensions are not allowed')\n"
+        for k in range(len(node.inputs))
+    )
+    return _kernel(
+        f"def kernel({_arguments(node)}):\n"
+        + checks
+        + f"    return np.empty({shape}, dtype=np.{np.dtype(op.dtype).name})\n"
+    )
+
+
+@numba_funcify.register(BroadcastLength)
+def _broadcast_length(op: BroadcastLength, node: Apply) -> Callable:
+    n = len(node.inputs)
+    lengths = " + ', ' + ".join(f"str(np.int64(i{k}[()]))" for k in range(n))
+    differ = " or ".join(f"i{k}[()] != i0[()]" for k in range(1, n)) or "False"
+    return _kernel(
+        f"def kernel({_arguments(node)}):\n"
+        f"    if {differ}:\n"
+        "        raise ValueError(\n"
+        f"            'broadcast_shape: lengths [' + {lengths} + '] of one dimension differ; '\n"
+        "            'runtime broadcasting is not allowed: a length 1 broadcasts only where the '\n"
+        "            'type says so (use specify_broadcastable)'\n"
+        "        )\n"
+        "    out = np.empty((), dtype=np.int64)\n"
+        "    out[()] = i0[()]\n"
         "    return out\n"
     )
 

@@ -71,6 +71,9 @@ FALLBACKS: dict[str, str] = {
     "MakeSlice": "its output is a Python slice object (a graph value returned by a "
     "function), which numba cannot build: indexing with make_slice reads the bounds when the "
     "graph is built and never runs this node",
+    "Print": "its point is calling global_fn (by default Python's print of the value's "
+    "attributes), an arbitrary Python callable: perform runs in object mode, the value "
+    "passes through unchanged",
     # tensor.optimize: the solvers are SciPy's Python routines calling back into the graph
     **dict.fromkeys(
         ["MinimizeOp", "MinimizeScalarOp", "RootOp", "RootScalarOp"],
