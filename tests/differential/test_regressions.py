@@ -556,6 +556,18 @@ PROGRAMS = [
         ),
         grad_of=4,
     ),
+    # seed 17, program 18365: owens_t(h, 0) / owens_t(h, 0) is 0 / 0 = NaN in NumPy and 1 in
+    # FAST_RUN, whose "cancel" rewrite makes x / x 1 (as PyTensor's does): listed as the
+    # deliberate difference cancel-common-factors
+    Program(
+        steps=(
+            Step(entry="owens_t", sample=1, variant="int", feeds=(), shapes="ones"),
+            Step(entry="true_div", sample=4, variant="plain", feeds=(0, 4, 7), shapes="full"),
+            Step(entry="mean[int]", sample=0, variant="bool", feeds=(0, 4), shapes="runtime"),
+            Step(entry="lu", sample=2, variant="plain", feeds=(), shapes="ones"),
+        ),
+        grad_of=None,
+    ),
 ]
 
 
@@ -649,3 +661,12 @@ def test_gradient_through_the_branch_where_did_not_take_is_zero(mode):
     fn = arignote.function([x], arignote.grad(cost, x), mode=mode)
     got = fn(np.array([0.0, -2.0, 4.0, -0.5]))
     np.testing.assert_allclose(got, [0.5, -3.0, 0.25, 0.5 / np.sqrt(0.5)])
+
+
+def test_cancellation_of_x_over_x_is_deliberate_and_can_be_excluded():
+    x = pt.dvector("x")
+    values = np.array([0.0, 2.0, np.inf])
+    fast = arignote.function([x], x / x, mode="FAST_RUN")
+    np.testing.assert_array_equal(fast(values), [1.0, 1.0, 1.0])  # PyTensor's FAST_RUN too
+    kept = arignote.function([x], x / x, mode=arignote.get_mode("FAST_RUN").excluding("cancel"))
+    np.testing.assert_array_equal(kept(values), [np.nan, 1.0, np.nan])  # NumPy's values
