@@ -41,9 +41,8 @@ from arignote.compile.function import function
 from arignote.compile.mode import get_mode, linking_mode
 from arignote.gradient import jacobian
 from arignote.graph.basic import Apply, Constant, Variable
-from arignote.graph.fg import FunctionGraph
 from arignote.graph.grad_types import is_disconnected, is_null
-from arignote.graph.op import HasInnerGraph, Op, inner_function_thunk
+from arignote.graph.op import Op, StoredInnerGraph, inner_function_thunk
 from arignote.graph.replace import clone_replace, graph_replace
 from arignote.graph.traversal import ancestors, graph_inputs, truncated_graph_inputs
 from arignote.scalar.basic import get_scalar_type
@@ -212,7 +211,7 @@ def _unpacked(solution: Variable, x: Any, shapes: list[tuple] | None) -> Any:
 # -- the ops ---------------------------------------------------------------------------------
 
 
-class ScipyWrapperOp(Op, HasInnerGraph):
+class ScipyWrapperOp(Op, StoredInnerGraph):
     """What the four optimisation ops share: a private inner graph ``(x, *params) ->
     [function, derivatives...]``, the two outputs (solution and success flag), the compiled
     inner function of each outer function, and gradients through the implicit function."""
@@ -227,19 +226,6 @@ class ScipyWrapperOp(Op, HasInnerGraph):
         self._fn = self._fn_wrapped = None  # PyTensor's attribute names; never set here
 
     # -- the inner graph ---------------------------------------------------------------------
-
-    @property
-    def inner_inputs(self) -> list[Variable]:
-        return self._inputs
-
-    @property
-    def inner_outputs(self) -> list[Variable]:
-        return self._outputs
-
-    @property
-    def fgraph(self) -> FunctionGraph:
-        """A copy of the inner graph as a FunctionGraph (for inspection)."""
-        return FunctionGraph(self._inputs, self._outputs, clone=True)
 
     @property
     def fn(self) -> Any:

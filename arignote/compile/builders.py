@@ -19,7 +19,7 @@ from arignote.compile.mode import get_mode, linking_mode
 from arignote.graph.basic import Apply, Constant, Variable, clone_get_equiv
 from arignote.graph.fg import FunctionGraph, MissingInputError
 from arignote.graph.grad_types import disconnected, is_disconnected, is_null
-from arignote.graph.op import HasInnerGraph, Op, inner_function_thunk
+from arignote.graph.op import Op, StoredInnerGraph, inner_function_thunk
 from arignote.graph.replace import clone_replace
 from arignote.graph.rewriting.basic import copy_stack_trace, node_rewriter
 from arignote.graph.rewriting.db import register_rewrite
@@ -91,7 +91,7 @@ def _check_arguments(inputs: Any, outputs: Any, kwargs: dict) -> None:
         raise ValueError("OpFromGraph does not take updates or givens")
 
 
-class OpFromGraph(Op, HasInnerGraph):
+class OpFromGraph(Op, StoredInnerGraph):
     """An op computing ``outputs`` from ``inputs`` (a graph used as one operation).
 
     Parameters
@@ -193,14 +193,6 @@ class OpFromGraph(Op, HasInnerGraph):
         return state
 
     # -- the inner graph ------------------------------------------------------------------
-
-    @property
-    def inner_inputs(self) -> list[Variable]:
-        return self._inputs
-
-    @property
-    def inner_outputs(self) -> list[Variable]:
-        return self._outputs
 
     @property
     def fn(self) -> Any:

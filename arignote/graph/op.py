@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arignote.graph.basic import Apply, Variable
+from arignote.graph.fg import FunctionGraph
 from arignote.graph.grad_types import DisconnectedType, disconnected_type
 from arignote.graph.utils import HasProps, MethodNotDefined, add_tag_trace
 
@@ -260,3 +261,25 @@ class HasInnerGraph:
 
     def clone(self) -> HasInnerGraph:
         raise MethodNotDefined("clone", type(self))
+
+
+class StoredInnerGraph(HasInnerGraph):
+    """``HasInnerGraph`` for ops that keep their inner graph as the lists ``self._inputs`` and
+    ``self._outputs`` (Scan, OpFromGraph, the optimisation ops): the accessors, once."""
+
+    _inputs: list[Variable]
+    _outputs: list[Variable]
+
+    @property
+    def inner_inputs(self) -> list[Variable]:
+        return self._inputs
+
+    @property
+    def inner_outputs(self) -> list[Variable]:
+        return self._outputs
+
+    @property
+    def fgraph(self) -> FunctionGraph:
+        """A copy of the inner graph as a FunctionGraph (for inspection: the op's own
+        variables are left as they are)."""
+        return FunctionGraph(self._inputs, self._outputs, clone=True)

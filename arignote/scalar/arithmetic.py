@@ -18,6 +18,7 @@ from arignote.scalar.basic import (
     conj_if_complex,
     get_scalar_type,
     grad_dtype,
+    gradient_mask,
     integer_dtypes,
     is_complex,
     is_discrete,
@@ -382,8 +383,8 @@ class Switch(ScalarOp):
             return _zero_grads(inputs)
         return [
             zero_grad_for(cond),
-            _grad_or_zero(a, switch(cond, gz, 0)),
-            _grad_or_zero(b, switch(cond, 0, gz)),
+            _grad_or_zero(a, gradient_mask(switch(cond, gz, 0))),
+            _grad_or_zero(b, gradient_mask(switch(cond, 0, gz))),
         ]
 
 

@@ -478,6 +478,20 @@ def zero_grad_for(var: Variable) -> Variable:
     return constant(0, grad_dtype(var))
 
 
+def gradient_mask(var: Variable) -> Variable:
+    """Mark ``var``, a ``switch`` that routes a gradient to the branch its condition chose,
+    as a gradient mask, and return it.
+
+    Its zero means "this input was not used here", a strong zero: the product of it with any
+    partial derivative, inf or NaN included (the derivative of a branch evaluated outside its
+    domain), is 0. Rewrites move such products into the switch (``tensor/rewriting/masks.py``),
+    which keeps the gradient of ``where(c, f(x), 0)`` or ``nan_to_num(f(x))`` finite where the
+    function is locally constant. The tag is copied when the graph is lifted to tensors.
+    """
+    var.tag.gradient_mask = True
+    return var
+
+
 class Conj(UnaryScalarOp):
     """Complex conjugate (``np.conjugate``); the identity on real numbers."""
 

@@ -36,7 +36,7 @@ from arignote.compile import function
 from arignote.compile.mode import get_mode, linking_mode
 from arignote.graph.basic import Apply, Variable, ancestors, clone
 from arignote.graph.fg import FunctionGraph
-from arignote.graph.op import HasInnerGraph, Op
+from arignote.graph.op import Op, StoredInnerGraph
 from arignote.graph.replace import clone_replace
 from arignote.scalar.basic import integer_dtypes
 from arignote.scan.index_map import graph_key
@@ -91,7 +91,7 @@ def _static_int(var: Variable) -> int | None:
         return None
 
 
-class Scan(Op, HasInnerGraph):
+class Scan(Op, StoredInnerGraph):
     """A loop over an inner graph (see the module docstring for the layout).
 
     Parameters
@@ -143,19 +143,6 @@ class Scan(Op, HasInnerGraph):
         self.graph_key = graph_key(inputs, outputs)
 
     # -- the inner graph ------------------------------------------------------------------
-
-    @property
-    def inner_inputs(self) -> list[Variable]:
-        return self._inputs
-
-    @property
-    def inner_outputs(self) -> list[Variable]:
-        return self._outputs
-
-    @property
-    def fgraph(self) -> FunctionGraph:
-        """A copy of the inner graph as a FunctionGraph."""
-        return FunctionGraph(self._inputs, self._outputs)
 
     @property
     def fn(self) -> Any:

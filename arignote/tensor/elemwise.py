@@ -12,7 +12,18 @@ from arignote.graph.grad_types import grad_not_implemented, is_disconnected, is_
 from arignote.graph.op import Op
 from arignote.graph.traversal import io_toposort
 from arignote.graph.utils import FrozenDict
-from arignote.scalar.arithmetic import Abs, Add, Cast, Maximum, Mul, TrueDiv, eq, switch
+from arignote.scalar.arithmetic import (
+    Abs,
+    Add,
+    Cast,
+    Maximum,
+    Mul,
+    Second,
+    Switch,
+    TrueDiv,
+    eq,
+    switch,
+)
 from arignote.scalar.basic import (
     ScalarOp,
     complex_dtypes,
@@ -21,6 +32,7 @@ from arignote.scalar.basic import (
     discrete_dtypes,
     get_scalar_type,
     grad_dtype,
+    gradient_mask,
 )
 from arignote.scalar.math import Sqr, Sqrt
 from arignote.tensor.basic import (
@@ -303,9 +315,11 @@ class Elemwise(Op):
     # -- derivatives --------------------------------------------------------------------------
 
     def L_op(self, inputs, outputs, output_grads):
+        masks, output_grads = _unmask(output_grads)
         terms = self._elementwise_partials(inputs, outputs, output_grads)
         if isinstance(self.scalar_op, Sqrt):
             terms = [_zero_at_minimum(term, inp) for term, inp in zip(terms, inputs)]
+        terms = [_remask(term, masks) for term in terms]
         return [_fit_gradient(term, inp) for term, inp in zip(terms, inputs)]
 
     def R_op(self, inputs, eval_points):
@@ -366,6 +380,9 @@ def _lift_scalar_graph(scalar_outputs: list, mapping: dict) -> list:
                 raise ValueError(f"A scalar derivative used a free variable {inp} (in {node})")
             mapping[inp] = constant(np.asarray(inp.data), dtype=inp.type.dtype)
         lifted = Elemwise(node.op)(*[mapping[i] for i in node.inputs], return_list=True)
+        for scalar_out, out in zip(node.outputs, lifted):
+            if getattr(scalar_out.tag, "gradient_mask", False):
+                out.tag.gradient_mask = True  # see arignote.scalar.basic.gradient_mask
         mapping.update(zip(node.outputs, lifted))
     results = []
     for v in scalar_outputs:
@@ -455,6 +472,65 @@ def _zero_at_minimum(term: Variable, inp: Variable) -> Variable:
         return term
     at_zero = Elemwise(eq)(inp, constant(0, dtype=inp.type.dtype))
     return Elemwise(switch)(at_zero, constant(0, dtype=term.type.dtype), term)
+
+
+# -- gradient masks ------------------------------------------------------------------------------
+#
+# The gradient of switch(c, a, b) sends the branch not taken a zero: switch(c, 0, g), a gradient
+# mask (arignote.scalar.basic.gradient_mask). The chain rule of the op that computed the branch
+# would multiply that zero by its partial derivative, which is inf or NaN where the branch is
+# evaluated outside its domain (betainc(a, b, x) for x > 1 under nan_to_num or where): 0 * NaN
+# = NaN although the function is locally constant. An elementwise chain rule commutes with an
+# elementwise mask, so the mask is taken off the output gradient and put back on each input's
+# term, switch(c, 0, g * d): the zero is chosen, never multiplied.
+
+
+def _is_zero_gradient(var: Variable) -> bool:
+    """Whether ``var`` is a constant zero or zeros_like of something (second(x, 0))."""
+    while var.owner is not None and (
+        isinstance(var.owner.op, DimShuffle) or is_elemwise_of(var.owner, Second)
+    ):
+        var = var.owner.inputs[-1]
+    return isinstance(var, Constant) and _nonnegative_data(var.data) and not np.any(var.data)
+
+
+def _mask_of(gz: Variable) -> tuple | None:
+    """``(cond, zero_first, taken)`` where ``gz`` is a gradient mask (beside zero terms)."""
+    node = gz.owner
+    if is_elemwise_of(node, Add) and len(node.outputs) == 1:
+        live = [t for t in node.inputs if not _is_zero_gradient(t)]
+        if len(live) != 1 or live[0].type != gz.type:
+            return None
+        gz, node = live[0], live[0].owner
+    if not (is_elemwise_of(node, Switch) and getattr(gz.tag, "gradient_mask", False)):
+        return None
+    cond, a, b = node.inputs
+    for zero_first, (zero, taken) in ((True, (a, b)), (False, (b, a))):
+        if _is_zero_gradient(zero) and taken.type == gz.type:
+            return cond, zero_first, taken
+    return None
+
+
+def _unmask(output_grads: list) -> tuple[list, list]:
+    """The masks (outermost first) around a single output gradient, and that gradient
+    without them."""
+    if len(output_grads) != 1 or not isinstance(output_grads[0], Variable):
+        return [], output_grads
+    masks, gz = [], output_grads[0]
+    while (found := _mask_of(gz)) is not None:
+        masks.append(found[:2])
+        gz = found[2]
+    return masks, [gz]
+
+
+def _remask(term: Variable, masks: list) -> Variable:
+    if not masks or is_null(term) or is_disconnected(term) or _is_zero_gradient(term):
+        return term
+    zero = constant(0, dtype=term.type.dtype)
+    for cond, zero_first in reversed(masks):
+        branches = (zero, term) if zero_first else (term, zero)
+        term = gradient_mask(Elemwise(switch)(cond, *branches))
+    return term
 
 
 def _check_runtime_broadcast(node: Apply, inputs: list) -> None:

@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 
+import arignote
+from arignote.compile.mode import get_mode
+
 
 @dataclass(frozen=True)
 class Deliberate:
@@ -26,9 +29,12 @@ class Deliberate:
     error: str | None = None  # a regular expression matching arignote's error message
     detail: str | None = None  # a regular expression matching the difference's description
     program: Callable[[Any], bool] | None = None  # a condition on the realized program
+    modes: tuple[str, ...] = ()  # the arignote modes it applies to ("": all of them)
 
     def matches(self, diff, realized) -> bool:
         if diff.kind not in self.kinds or diff.against not in self.against:
+            return False
+        if self.modes and diff.mode not in self.modes:
             return False
         if self.program is not None and (realized is None or not self.program(realized)):
             return False
@@ -62,6 +68,45 @@ def linalg_of_small_types(realized) -> bool:
             return True
     return False
 
+
+def _close(got, expected) -> bool:
+    got, expected = np.asarray(got), np.asarray(expected)
+    if got.shape != expected.shape:
+        return False
+    loose = np.result_type(got.dtype, expected.dtype) in (np.float16, np.float32, np.complex64)
+    rtol, atol = (1e-3, 1e-4) if loose else (1e-6, 1e-8)
+    with np.errstate(all="ignore"):
+        return bool(np.all(np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)))
+
+
+def _agrees_with_numpy(realized, mode) -> bool:
+    outputs = [realized.values[j][0] for j in realized.outputs]
+    expected = [realized.values[j][1] for j in realized.outputs]
+    fn = arignote.function(realized.inputs, outputs, mode=mode, on_unused_input="ignore")
+    with np.errstate(all="ignore"):
+        got = fn(*[v.copy() for v in realized.input_values])
+    return all(_close(g, e) for g, e in zip(got, expected))
+
+
+def cancellation_explains(realized) -> bool:
+    """Whether FAST_RUN differs from NumPy's outputs and FAST_RUN without the "cancel"
+    rewrites (``x * y / y -> x``) gives them: the difference is then the cancellation's
+    (computed once per program)."""
+    cached = getattr(realized, "cancellation_explains", None)
+    if cached is None:
+        fast_run = get_mode("FAST_RUN")
+        try:
+            cached = not _agrees_with_numpy(realized, fast_run) and _agrees_with_numpy(
+                realized, fast_run.excluding("cancel")
+            )
+        except Exception:
+            cached = False
+        realized.cancellation_explains = cached
+    return cached
+
+
+# where rewriting made a number of NumPy's NaN (the only change cancellation can make)
+_NUMBER_FOR_NAN = r"^output \d+: values differ: .* != np\.\w+\(\(?nan"
 
 DELIBERATE: tuple[Deliberate, ...] = (
     Deliberate(
@@ -211,6 +256,18 @@ DELIBERATE: tuple[Deliberate, ...] = (
         against=("pytensor",),
         entries=("cast", "astype"),
         detail=r"^gradient \d+: dtype float64 != float32",
+    ),
+    Deliberate(
+        "cancel-common-factors",
+        "FAST_RUN (and the default mode) cancel a factor that appears above and below a "
+        "division, x * y / y -> x and x / x -> 1, as PyTensor's FAST_RUN does: exact for every "
+        "y but 0, inf and NaN, where NumPy gives NaN and the rewritten graph a number. "
+        'mode.excluding("cancel") keeps those NaNs.',
+        kinds=("value", "modes"),
+        against=("numpy", "modes"),
+        detail=_NUMBER_FOR_NAN,
+        program=cancellation_explains,
+        modes=("FAST_RUN", "default", "py_linker"),
     ),
 )
 

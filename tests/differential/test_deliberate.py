@@ -8,6 +8,8 @@ import pytest
 
 from tests.differential.compare import Difference
 from tests.differential.deliberate import DELIBERATE, KNOWN_DEFECTS, explain
+from tests.differential.programs import realize
+from tests.differential.test_regressions import PROGRAMS
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "migration-differences.md"
 
@@ -43,3 +45,18 @@ def test_pytensor_differences_are_its_own_only_where_arignote_agrees_with_numpy(
     assert explain(diff, None) is None
     diff.pytensor_differs_from_numpy = True
     assert explain(diff, None) == "pytensor-differs-from-numpy"
+
+
+def test_cancellation_explains_only_the_nans_that_cancelling_made():
+    program = next(p for p in PROGRAMS if any(s.entry == "true_div" for s in p.steps))
+    realized = realize(program)
+    detail = "output 0: values differ: at (0, 1): np.float64(1.0) != np.float64(nan)"
+    entries = tuple(s.entry for s in program.steps)
+    diff = Difference("value", "numpy", detail, "FAST_RUN", entries=entries)
+    assert explain(diff, realized) == "cancel-common-factors"
+    # not in a mode without the rewrite, not a NaN arignote made, not a program it cannot fix
+    assert explain(Difference("value", "numpy", detail, "no_rewrites"), realized) is None
+    reversed_ = "output 0: values differ: at (0, 1): np.float64(nan) != np.float64(1.0)"
+    assert explain(Difference("value", "numpy", reversed_, "FAST_RUN"), realized) is None
+    other = realize(next(p for p in PROGRAMS if p.steps[0].entry == "abs"))
+    assert explain(Difference("value", "numpy", detail, "FAST_RUN"), other) is None

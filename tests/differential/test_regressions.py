@@ -544,6 +544,30 @@ PROGRAMS = [
         ),
         grad_of=4,
     ),
+    # seed 17, program 1402: nan_to_num(betainc(a, b, |x|)) with |x| > 1 is the constant 0, but
+    # its gradient was 0 * NaN = NaN (nan_to_num's switch sent a zero, betainc's derivative in
+    # x is NaN outside [0, 1]); the elementwise chain rule now keeps the switch's mask around
+    Program(
+        steps=(
+            Step(entry="abs", sample=4, variant="0len", feeds=(-1, -1, -1), shapes="runtime"),
+            Step(entry="betainc", sample=6, variant="0len", feeds=(6, 6), shapes="ones"),
+            Step(entry="nan_to_num[values]", sample=6, variant="plain", feeds=(1,), shapes="full"),
+            Step(entry="owens_t", sample=5, variant="0last", feeds=(1, 0), shapes="full"),
+        ),
+        grad_of=4,
+    ),
+    # seed 17, program 18365: owens_t(h, 0) / owens_t(h, 0) is 0 / 0 = NaN in NumPy and 1 in
+    # FAST_RUN, whose "cancel" rewrite makes x / x 1 (as PyTensor's does): listed as the
+    # deliberate difference cancel-common-factors
+    Program(
+        steps=(
+            Step(entry="owens_t", sample=1, variant="int", feeds=(), shapes="ones"),
+            Step(entry="true_div", sample=4, variant="plain", feeds=(0, 4, 7), shapes="full"),
+            Step(entry="mean[int]", sample=0, variant="bool", feeds=(0, 4), shapes="runtime"),
+            Step(entry="lu", sample=2, variant="plain", feeds=(), shapes="ones"),
+        ),
+        grad_of=None,
+    ),
 ]
 
 
@@ -609,3 +633,40 @@ def test_lu_solve_of_a_singular_matrix_gives_lapacks_inf_and_nan(trans):
     got = fn(singular, rhs)
     assert not np.all(np.isfinite(got))
     np.testing.assert_array_equal(got, expected)
+
+
+MODES = ["FAST_COMPILE", "FAST_RUN", arignote.Mode(linker="vm", optimizer=None)]
+
+
+@pytest.mark.parametrize("mode", MODES, ids=["FAST_COMPILE", "FAST_RUN", "no_rewrites"])
+def test_gradient_through_nan_to_num_of_an_undefined_value_is_zero(mode):
+    # betainc(2, 3, x) is NaN for x > 1 and so is its derivative in x: nan_to_num makes the
+    # function the constant 0 there, whose gradient is 0 (as PyTensor's FAST_RUN gives); inside
+    # [0, 1] the gradient is betainc's derivative x (1 - x)^2 / B(2, 3) = 12 x (1 - x)^2
+    x = pt.dvector("x")
+    cost = pt.nan_to_num(pt.betainc(2.0, 3.0, x)).sum()
+    fn = arignote.function([x], arignote.grad(cost, x), mode=mode)
+    got = fn(np.array([1.5, 0.5, 2.0, 0.25]))
+    np.testing.assert_allclose(got, [0.0, 12 * 0.5 * 0.25, 0.0, 12 * 0.25 * 0.75**2])
+
+
+@pytest.mark.parametrize("mode", MODES, ids=["FAST_COMPILE", "FAST_RUN", "no_rewrites"])
+def test_gradient_through_the_branch_where_did_not_take_is_zero(mode):
+    # where(x > 0, log(x), where(x < -1, -3 x, sqrt(x + 1))): log's derivative 1/x is inf at
+    # 0 and log(x) is NaN below, sqrt(x + 1) is NaN below -1: the branches not taken
+    # contribute 0, in the outer switch and in the nested one
+    x = pt.dvector("x")
+    inner = pt.switch(pt.lt(x, -1.0), -3.0 * x, pt.sqrt(x + 1.0))
+    cost = pt.switch(pt.gt(x, 0.0), pt.log(x), inner).sum()
+    fn = arignote.function([x], arignote.grad(cost, x), mode=mode)
+    got = fn(np.array([0.0, -2.0, 4.0, -0.5]))
+    np.testing.assert_allclose(got, [0.5, -3.0, 0.25, 0.5 / np.sqrt(0.5)])
+
+
+def test_cancellation_of_x_over_x_is_deliberate_and_can_be_excluded():
+    x = pt.dvector("x")
+    values = np.array([0.0, 2.0, np.inf])
+    fast = arignote.function([x], x / x, mode="FAST_RUN")
+    np.testing.assert_array_equal(fast(values), [1.0, 1.0, 1.0])  # PyTensor's FAST_RUN too
+    kept = arignote.function([x], x / x, mode=arignote.get_mode("FAST_RUN").excluding("cancel"))
+    np.testing.assert_array_equal(kept(values), [np.nan, 1.0, np.nan])  # NumPy's values

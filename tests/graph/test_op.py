@@ -6,9 +6,13 @@ import copy
 import pickle
 
 import pytest
+from arignote.tensor.optimize import minimize_scalar
 
+import arignote
+import arignote.tensor as pt
+from arignote.compile.builders import OpFromGraph
 from arignote.graph.basic import Apply, Variable
-from arignote.graph.op import Op, get_connection_pattern
+from arignote.graph.op import Op, StoredInnerGraph, get_connection_pattern
 from arignote.graph.utils import MethodNotDefined
 from tests.graph.toy import ToyOp, ToyType, add, const, split, toy, var
 
@@ -263,3 +267,24 @@ def test_connection_pattern_defaults_to_all_connected():
 
 def test_destroy_and_view_maps_default_to_empty():
     assert add.destroy_map == {} and add.view_map == {}
+
+
+def _ops_with_stored_inner_graphs():
+    x = pt.dvector("x")
+    ofg = OpFromGraph([x], [pt.exp(x) * 2.0])
+    out, _ = arignote.scan(lambda x_t, h: h * x_t, sequences=x, outputs_info=pt.constant(1.0))
+    scan_op = out.owner.inputs[0].owner.op
+    a = pt.dscalar("a")
+    minimum, _ = minimize_scalar((a - x.sum()) ** 2, a, method="brent")
+    return [ofg, scan_op, minimum.owner.op]
+
+
+def test_inner_graph_accessors_are_shared_and_fgraph_is_a_copy():
+    # OpFromGraph, Scan and the optimisation ops take them from StoredInnerGraph
+    for op in _ops_with_stored_inner_graphs():
+        assert isinstance(op, StoredInnerGraph), type(op)
+        assert op.inner_inputs is op._inputs and op.inner_outputs is op._outputs
+        fgraph = op.fgraph
+        assert len(fgraph.inputs) == len(op.inner_inputs)
+        assert not set(fgraph.inputs) & set(op.inner_inputs)  # a copy: the op's own are left
+        assert len(fgraph.outputs) == len(op.inner_outputs) and fgraph.apply_nodes
