@@ -8,8 +8,13 @@ conversion for an op, mismatching, and per path the graphs compared and mismatch
 
 Graph ``i`` is drawn from its own generator (``seed`` and ``i``), so a run is split by index:
 ``--start``/``--stop`` choose the graphs (to resume a stopped run, or to share one run among
-machines) and ``--paths`` the paths compared (the reference is always run). Worker ``w``
-checks the graphs ``start + w``, ``start + w + workers``, ...
+machines) and ``--paths`` the paths compared (the reference is always run), for example
+``--paths NUMBA,JAX``. Worker ``w`` checks the graphs ``start + w``, ``start + w + workers``,
+..., ``--batch`` of them at a time in one compiled function per path (``check_graphs``: each
+graph's outputs are compared on their own, and a graph that mismatches, or a batch that
+raises, is checked again alone). The last lines (``SUMMARY`` as JSON, then ``FIGURE`` in
+words) are the run's record: graphs checked, every index below which was checked, per path
+the graphs compared, those with an op it cannot convert, and the mismatches.
 """
 
 from __future__ import annotations
