@@ -5,6 +5,8 @@ cache calls the shared kernels too."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
@@ -21,7 +23,8 @@ def _cumsum_kernel(fn):
     return basic.kernel_for(node)
 
 
-def test_a_repeated_kernel_is_compiled_once(rng):
+def test_a_repeated_kernel_is_compiled_once(rng, monkeypatch):
+    monkeypatch.setattr(basic, "_SHARED", OrderedDict())  # not the kernels of earlier tests
     x, y = pt.dmatrix("x"), pt.dmatrix("y")
     f = arignote.function([x], pt.cumsum(x, axis=1), mode="NUMBA")
     g = arignote.function([y], pt.cumsum(y, axis=1) * 2.0 + y, mode="NUMBA")

@@ -136,7 +136,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--graph-seconds", type=int, default=300, help="a graph's time limit")
     parser.add_argument(
-        "--batch", type=int, default=8, help="graphs compiled together (1: each alone)"
+        "--batch", type=int, default=1, help="graphs compiled together (1: each alone)"
     )
     args = parser.parse_args()
     queue = multiprocessing.get_context("fork").Queue()
