@@ -116,28 +116,17 @@ def load_graph(kernels: list, graph_source: str, constants: dict[str, Any]) -> C
     key = entry_key(text, constants)
     directory = cache_dir()
     try:
-        module = _load_or_write(directory, key, text, constants)
+        return _load_or_write(directory, key, text, constants)
     except OSError as err:
         _warn_once(directory, err)
         return None
-    _share_kernels(module, kernels)
-    return module.graph
 
 
-def _share_kernels(module: Any, kernels: list) -> None:
-    """Make the module's ``graph`` call the process's shared kernels (same source, same
-    globals: see ``dispatch.basic.compile_source``) rather than its own copies, so that a
-    kernel numba already compiled in this process is not compiled again. Numba reads the
-    globals when it compiles ``graph``; machine code loaded from the cache needs neither."""
-    for position, kernel in enumerate(kernels):
-        setattr(module, f"k{position}", kernel)
-
-
-def _load_or_write(directory: Path, key: str, text: str, constants: dict) -> Any:
+def _load_or_write(directory: Path, key: str, text: str, constants: dict) -> Callable:
     path = directory / f"{_PREFIX}{key}.py"
     loaded = sys.modules.get(_module_name(key))
     if loaded is not None and loaded.__file__ == str(path):
-        return loaded  # loaded from this very entry earlier in this process
+        return loaded.graph  # loaded from this very entry earlier in this process
     directory.mkdir(parents=True, exist_ok=True)
     for attempt in range(2):
         if not _holds(path, text):
@@ -150,7 +139,7 @@ def _load_or_write(directory: Path, key: str, text: str, constants: dict) -> Any
             _discard(directory, key)
             continue
         _touch(path)
-        return module
+        return module.graph
     raise AssertionError("unreachable")
 
 
