@@ -174,6 +174,20 @@ def test_linear_algebra_and_its_errors(rng):
     _check(singular(np.zeros((2, 3, 3))), [np.zeros(2)])
 
 
+def test_cholesky_refuses_infinities_and_nans_as_scipy(rng):
+    # numba's cholesky factored a NaN matrix into NaNs where perform (scipy.linalg.cholesky,
+    # check_finite) raises ValueError: found by the hostile-input sweep (issue 14)
+    x = pt.dmatrix("x")
+    upper = _native([x], pt.linalg.cholesky(x, lower=False))
+    a = rng.normal(size=(3, 3))
+    spd = a @ a.T + 3 * np.eye(3)
+    np.testing.assert_allclose(upper(spd), np.linalg.cholesky(spd).T, rtol=1e-12)
+    for bad in (np.nan, np.inf):
+        spd[1, 2] = bad
+        with pytest.raises(ValueError, match="infs or NaNs"):
+            upper(spd)
+
+
 def test_scipy_special_functions_give_scipy_values(rng):
     x, y = pt.dvector("x"), pt.dvector("y")
     fn = _native([x, y], [pt.psi(x), pt.erfinv(y), pt.gammainc(x, y), pt.isclose(x, y)])

@@ -49,3 +49,15 @@ def test_complex64_parts_are_numpys_bit_for_bit(rng):
     for got, want in zip(fn(zv, rv, iv), expected, strict=True):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+def test_polygamma_at_infinities_and_poles_matches_scipy():
+    # -inf overflowed math.floor's int64 in the zeta's pole test, and the sum then divided
+    # 0 by 0 (ZeroDivisionError): found by the hostile-input sweep (issue 14)
+    n, x = pt.dvector("n"), pt.dvector("x")
+    fn = _native([n, x], pt.polygamma(n, x))
+    orders = np.repeat([1.0, 2.0, 3.0], 5)
+    args = np.tile([np.inf, -np.inf, np.nan, 0.0, -1e300], 3)
+    with np.errstate(invalid="ignore"):
+        expected = sp.polygamma(orders.astype(int), args)
+    np.testing.assert_allclose(fn(orders, args), expected, equal_nan=True)

@@ -8,8 +8,13 @@ conversion for an op, mismatching, and per path the graphs compared and mismatch
 
 Graph ``i`` is drawn from its own generator (``seed`` and ``i``), so a run is split by index:
 ``--start``/``--stop`` choose the graphs (to resume a stopped run, or to share one run among
-machines) and ``--paths`` the paths compared (the reference is always run). Worker ``w``
-checks the graphs ``start + w``, ``start + w + workers``, ...
+machines) and ``--paths`` the paths compared (the reference is always run), for example
+``--paths NUMBA,JAX``. Worker ``w`` checks the graphs ``start + w``, ``start + w + workers``,
+..., ``--batch`` of them at a time in one compiled function per path (``check_graphs``: each
+graph's outputs are compared on their own, and a graph that mismatches, or a batch that
+raises, is checked again alone). The last lines (``SUMMARY`` as JSON, then ``FIGURE`` in
+words) are the run's record: graphs checked, every index below which was checked, per path
+the graphs compared, those with an op it cannot convert, and the mismatches.
 """
 
 from __future__ import annotations
@@ -25,7 +30,13 @@ import warnings
 
 import numpy as np
 
-from tests.reliability.fuzz_paths import PATHS, REFERENCE, check_graph, random_graph
+from tests.reliability.fuzz_paths import (
+    PATHS,
+    REFERENCE,
+    check_graph,
+    check_graphs,
+    random_graph,
+)
 
 
 def graph_at(seed: int, index: int):
@@ -62,31 +73,57 @@ def _work(worker: int, args: argparse.Namespace, queue) -> None:
     warnings.simplefilter("ignore")
     paths = tuple(args.paths.split(",")) if args.paths else tuple(PATHS)
     counts = {"graphs": 0, "skipped": 0, "unsupported": 0, "mismatching": 0, "timeouts": 0}
+    counts["next"] = args.stop
     signal.signal(signal.SIGALRM, _alarm)
     deadline = time.monotonic() + 60 * args.minutes
-    for index in range(args.start + worker, args.stop, args.workers):
+    indices = list(range(args.start + worker, args.stop, args.workers))
+    for first in range(0, len(indices), args.batch):
         if time.monotonic() > deadline:
-            print("DEADLINE", worker, "next graph", index, flush=True)
+            print("DEADLINE", worker, "next graph", indices[first], flush=True)
+            counts["next"] = indices[first]
             break
-        graph = graph_at(args.seed, index)
-        signal.alarm(args.graph_seconds)
+        batch = indices[first : first + args.batch]
+        for index, outcome in _checked(batch, args, paths):
+            _count(counts, outcome, paths)
+            if counts["graphs"] % 25 == 0:
+                print("PROGRESS", worker, index, json.dumps(counts), flush=True)
+            if outcome.mismatches:
+                print("MISMATCH", index, outcome.describe()[:3000], flush=True)
+        counts["timeouts"] += sum(1 for i in batch if i in _TIMED_OUT)
+    queue.put(counts)
+
+
+_TIMED_OUT: set[int] = set()
+
+
+def _checked(batch: list[int], args: argparse.Namespace, paths: tuple) -> list:
+    """``(index, outcome)`` of the graphs of ``batch``, checked together (one compiled function
+    per path, see ``check_graphs``); alone, each with its own time limit, when the batch runs
+    out of time or the harness fails on it."""
+    graphs = [graph_at(args.seed, index) for index in batch]
+    if len(batch) > 1:
+        signal.alarm(args.graph_seconds * len(batch))
         try:
-            outcome = check_graph(graph, paths=paths)
-        except GraphTimeout:
-            counts["timeouts"] += 1
-            print("TIMEOUT", index, graph, flush=True)
-            continue
-        except Exception as err:  # the harness itself failed: reported, the run goes on
-            print("CRASH", index, graph, repr(err)[:500], flush=True)
-            continue
+            return list(zip(batch, check_graphs(graphs, paths=paths)))
+        except (GraphTimeout, Exception):
+            pass  # each graph alone says which one it was
         finally:
             signal.alarm(0)
-        _count(counts, outcome, paths)
-        if counts["graphs"] % 25 == 0:
-            print("PROGRESS", worker, index, json.dumps(counts), flush=True)
-        if outcome.mismatches:
-            print("MISMATCH", index, outcome.describe()[:3000], flush=True)
-    queue.put(counts)
+    return [(i, o) for i, g in zip(batch, graphs) if (o := _alone(i, g, args, paths))]
+
+
+def _alone(index: int, graph, args: argparse.Namespace, paths: tuple):
+    signal.alarm(args.graph_seconds)
+    try:
+        return check_graph(graph, paths=paths)
+    except GraphTimeout:
+        _TIMED_OUT.add(index)
+        print("TIMEOUT", index, graph, flush=True)
+    except Exception as err:  # the harness itself failed: reported, the run goes on
+        print("CRASH", index, graph, repr(err)[:500], flush=True)
+    finally:
+        signal.alarm(0)
+    return None
 
 
 def main() -> None:
@@ -98,6 +135,9 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--graph-seconds", type=int, default=300, help="a graph's time limit")
+    parser.add_argument(
+        "--batch", type=int, default=1, help="graphs compiled together (1: each alone)"
+    )
     args = parser.parse_args()
     queue = multiprocessing.get_context("fork").Queue()
     workers = [
@@ -110,11 +150,35 @@ def main() -> None:
     totals: dict[str, int] = {}
     for _ in workers:
         for key, value in queue.get().items():
-            totals[key] = totals.get(key, 0) + value
+            merge = min if key == "next" else lambda a, b: a + b
+            totals[key] = merge(totals[key], value) if key in totals else value
     for process in workers:
         process.join()
     totals["seconds"] = round(time.monotonic() - start)
     print("SUMMARY", json.dumps(totals), flush=True)
+    print(summary(totals, args), flush=True)
+
+
+def summary(totals: dict, args: argparse.Namespace) -> str:
+    """The run's figure in words: graphs checked (every graph below ``complete below`` was),
+    per path compared / unsupported / mismatching, and the throughput."""
+    seconds = max(totals["seconds"], 1)
+    per_graph = args.workers * seconds / max(totals["graphs"], 1)
+    paths = [p for p in (args.paths.split(",") if args.paths else PATHS) if p != REFERENCE]
+    lines = [
+        f"FIGURE seed {args.seed}: {totals['graphs']} graphs checked (indices {args.start} to "
+        f"{args.stop - 1}, complete below {totals['next']}), {totals['skipped']} skipped "
+        f"(no graph), {totals['mismatching']} mismatching, {totals['timeouts']} timed out; "
+        f"{seconds} s on {args.workers} workers, batch {args.batch}: "
+        f"{totals['graphs'] / seconds:.2f} graphs/s, {per_graph:.2f} core-seconds per graph"
+    ]
+    for path in paths:
+        compared = totals.get(f"{path}:compared", 0)
+        lines.append(
+            f"  {path}: {compared} compared, {totals.get(f'{path}:unsupported', 0)} with an op "
+            f"it cannot convert, {totals.get(f'{path}:mismatching', 0)} mismatching"
+        )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,17 @@ from hypothesis import strategies as st
 
 from tests.differential.compare import check_program, describe
 from tests.differential.generate import programs
-from tests.reliability.fuzz_paths import FINISH_NAMES, HAVE_JAX, NAMES, Graph, Piece, check_graph
+from tests.reliability import fuzz_paths
+from tests.reliability.fuzz_paths import (
+    FINISH_NAMES,
+    HAVE_JAX,
+    NAMES,
+    Graph,
+    Piece,
+    check_graph,
+    check_graphs,
+)
+from tests.reliability.run_fuzz import graph_at
 
 pytest.importorskip("numba")
 
@@ -77,3 +87,41 @@ def test_jax_is_fuzzed_or_says_why():
 @given(graphs)
 def test_ten_thousand_random_graphs(graph):
     _assert_agree(graph)
+
+
+CHEAP = ("no_rewrites", "vm", "FAST_COMPILE")
+
+
+def test_graphs_checked_together_give_the_outcomes_of_each_alone():
+    graphs = [graph_at(14, index) for index in range(6)]
+    together = check_graphs(graphs, paths=CHEAP)
+    alone = [check_graph(graph, paths=CHEAP) for graph in graphs]
+    assert [o.graph for o in together] == graphs
+    for joint, single in zip(together, alone):
+        assert (joint.skipped, joint.unsupported) == (single.skipped, single.unsupported)
+        assert [str(m) for m in joint.mismatches] == [str(m) for m in single.mismatches]
+
+
+def test_a_mismatch_in_a_joint_function_is_attributed_to_its_graph(monkeypatch):
+    graphs = [graph_at(14, index) for index in (3, 11, 15)]  # plain float graphs
+    wrong = set()  # ids of the outputs of the middle graph, whose values "vm" gets wrong
+    build, run = fuzz_paths.build, fuzz_paths._run
+
+    def recording_build(graph):
+        built = build(graph)
+        if graph == graphs[1]:
+            wrong.update(id(out) for out in built.outputs)
+        return built
+
+    def wrong_run(built, path):
+        got = run(built, path)
+        if path != "vm" or isinstance(got, BaseException):
+            return got
+        return [g + 1 if id(o) in wrong else g for o, g in zip(built.outputs, got)]
+
+    monkeypatch.setattr(fuzz_paths, "build", recording_build)
+    monkeypatch.setattr(fuzz_paths, "_run", wrong_run)
+    outcomes = check_graphs(graphs, paths=CHEAP)
+    assert [bool(o.mismatches) for o in outcomes] == [False, True, False]
+    assert {m.path for m in outcomes[1].mismatches} == {"vm"}
+    assert "only compiled with other graphs" not in outcomes[1].describe()

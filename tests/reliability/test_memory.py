@@ -109,3 +109,21 @@ def test_deleted_functions_do_not_accumulate():
     finally:
         tracemalloc.stop()
     assert after - before < 50 * 4096  # well under a compiled function's size each
+
+
+def test_deleting_a_native_function_frees_its_native_code(tmp_path, monkeypatch):
+    # compiled for this function alone (no usable disk cache: a file stands where the cache
+    # directory would be), the jitted graph and its machine code go with the function; a graph
+    # loaded from the disk cache stays loaded for reuse by later functions of this process
+    pytest.importorskip("numba")
+    blocker = tmp_path / "not_a_directory"
+    blocker.write_text("")
+    monkeypatch.setattr(arignote.config, "cache_dir", str(blocker / "cache"))
+    x = pt.dvector("x")
+    with pytest.warns(UserWarning, match="cannot be used"):  # the CacheWarning
+        f = arignote.function([x], pt.tanh(x).sum() * 3.0, mode="NUMBA")
+        assert f(np.zeros(3)) == 0.0
+    graph = weakref.ref(f.runner.native_call[0])
+    del f
+    gc.collect()
+    assert graph() is None

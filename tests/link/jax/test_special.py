@@ -78,3 +78,13 @@ def test_bessel_functions_of_real_order_are_refused_with_the_reason(name):
     v, x = pt.dvector("v"), pt.dvector("x")
     with pytest.raises(UnsupportedOpError, match="orders 0 and 1 only"):
         arignote.function([v, x], getattr(pt, name)(v, x), mode="JAX")
+
+
+def test_polygamma_limits_at_infinities_and_poles_match_scipy():
+    # jax's polygamma gives NaN at +inf (SciPy: 0) and at the poles 0, -1, ..., -inf (SciPy:
+    # an infinity of sign (-1)^(n+1)): found by the hostile-input sweep (issue 14)
+    orders = np.repeat([1.0, 2.0, 3.0], 6)
+    args = np.tile([np.inf, -np.inf, np.nan, 0.0, -3.0, 2.5], 3)
+    with np.errstate(invalid="ignore"):
+        expected = sp.polygamma(orders.astype(int), args)
+    np.testing.assert_allclose(_jax(pt.polygamma, orders, args), expected, equal_nan=True)

@@ -147,10 +147,20 @@ def jax_funcify_Polygamma(op: Polygamma, node: Apply | None = None, **kwargs: An
     def polygamma(n, x):
         n = jnp.asarray(n)
         order = jnp.floor(n).astype("int32") if jnp.issubdtype(n.dtype, jnp.floating) else n
-        result = jsp.polygamma(order, x)
+        result = _polygamma_limits(order, x, jsp.polygamma(order, x))
         return jnp.where(order == n, result, jnp.nan) if order is not n else result
 
     return polygamma
+
+
+def _polygamma_limits(order: Any, x: Any, result: Any) -> Any:
+    """SciPy's values where jax's polygamma gives NaN for an order n >= 1: the limit 0 at
+    +inf, and an infinity of sign (-1)^(n+1) at the poles x = 0, -1, -2, ... and at -inf
+    (``(-1)^(n+1) n! zeta(n + 1, x)``, as cephes' zeta is infinite there)."""
+    pole = (x <= 0) & (jnp.floor(x) == x)
+    infinity = jnp.where(order % 2 == 1, jnp.inf, -jnp.inf)
+    limit = jnp.where(x == jnp.inf, jnp.zeros_like(result), infinity.astype(result.dtype))
+    return jnp.where((order >= 1) & ((x == jnp.inf) | pole), limit, result)
 
 
 @jax_funcify.register(RoundHalfToEven)

@@ -12,7 +12,11 @@ node is not native.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+import threading
+import types
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from functools import singledispatch
 from typing import Any
 
@@ -127,7 +131,27 @@ def compile_source(source: str, name: str, namespace: dict[str, Any]) -> Callabl
 
     The source and the extra globals stay on the result (``arignote_source``,
     ``arignote_namespace``) so that the disk cache can write the whole graph as one module.
+    The same source with the same globals gives the same jitted function again (see
+    :func:`shared_kernel`), so numba compiles it once per process and argument types.
     """
+    key = _sharing_key(source, name, namespace)
+    if key is None:
+        return _jit(source, name, namespace)
+    with _SHARED_LOCK:
+        found = _SHARED.get(key)
+        if found is not None:
+            _SHARED.move_to_end(key)
+            return found
+    jitted = _jit(source, name, namespace)
+    jitted.arignote_shared = True
+    with _SHARED_LOCK:
+        jitted = _SHARED.setdefault(key, jitted)  # another thread may have made it meanwhile
+        while len(_SHARED) > SHARED_KERNELS:
+            _SHARED.popitem(last=False)
+    return jitted
+
+
+def _jit(source: str, name: str, namespace: dict[str, Any]) -> Callable:
     builder = CodeBuilder(f"<arignote.numba {name}>")  # the package's one code generator
     builder.namespace.update({"np": np, "numba": numba, **namespace})
     for line in source.splitlines():
@@ -136,6 +160,38 @@ def compile_source(source: str, name: str, namespace: dict[str, Any]) -> Callabl
     jitted.arignote_source = source
     jitted.arignote_namespace = namespace
     return jitted
+
+
+#: How many jitted kernels :func:`compile_source` keeps for reuse (least recently used go).
+#: A kernel's text depends only on its op, its parameters and its input types, so graphs
+#: repeating an operation (the same fused elementwise loop, reduction or product) compile it
+#: once: numba compiling each kernel is most of a graph's compile time.
+SHARED_KERNELS = 2048
+_SHARED: OrderedDict[tuple, Callable] = OrderedDict()
+_SHARED_LOCK = threading.Lock()
+
+
+def _sharing_key(source: str, name: str, namespace: dict[str, Any]) -> tuple | None:
+    """The key of a kernel in the shared table, or None when one of its globals is not a
+    lasting, value-like object (a node's ``perform``, a constant, a generator): such a
+    kernel belongs to its node alone."""
+    items = []
+    for label, value in sorted(namespace.items()):
+        if not _lasting(value):
+            return None
+        items.append((label, value))
+    return (name, source, tuple(items))
+
+
+def _lasting(value: Any) -> bool:
+    """Whether ``value`` may be part of a key: a module, a numba type, a module-level
+    function or jitted function, or a kernel that is itself shared."""
+    if isinstance(value, types.ModuleType | numba.types.Type):
+        return isinstance(value, Hashable)
+    if getattr(value, "arignote_shared", False):
+        return True
+    module = sys.modules.get(getattr(value, "__module__", None) or "")
+    return module is not None and getattr(module, getattr(value, "__name__", ""), None) is value
 
 
 # -- object mode ------------------------------------------------------------------------------

@@ -91,7 +91,12 @@ def _cholesky(op: Cholesky, node: Apply) -> Callable:
     _real_floats(node)
     # the upper factor U of the matrix read from its upper triangle: (chol of A^T)^T, A real
     call = ["r0 = np.linalg.cholesky(a)" if op.lower else "r0 = np.linalg.cholesky(a.T).T"]
-    return _kernel(_batched(node, [("(m, n)", _out(node))], call, True))
+    # scipy.linalg.cholesky checks finiteness (numba's cholesky would factor NaNs)
+    check = [
+        "if not np.isfinite(a).all():",
+        "    raise ValueError('array must not contain infs or NaNs')",
+    ]
+    return _kernel(_batched(node, [("(m, n)", _out(node))], check + call, True))
 
 
 @numba_funcify.register(SVD)

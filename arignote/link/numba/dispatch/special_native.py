@@ -4,8 +4,6 @@ neither, so the shared kernel table (``arignote.scalar.kernels``) cannot name th
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 import numba
@@ -48,9 +46,11 @@ def hurwitz_zeta(s, q):
     if s < 1.0:
         return np.nan
     if q <= 0.0:
-        if q == math.floor(q):
+        # np.floor keeps a float: math.floor gives an int64 in numba, which -inf (or any
+        # q below -2^63) overflows, and the sum below then divided 0 by 0
+        if q == np.floor(q):
             return np.inf
-        if s != math.floor(s):
+        if s != np.floor(s):
             return np.nan  # q^-s is not real
     if q > 1e8:
         return (1.0 / (s - 1.0) + 1.0 / (2.0 * q)) * q ** (1.0 - s)
