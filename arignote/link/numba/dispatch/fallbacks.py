@@ -84,10 +84,6 @@ FALLBACKS: dict[str, str] = {
     ),
     "BinomialRV": "a float n (NumPy's conversion of it to int64 is left to perform)",
     "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",
-    "Blockwise": (
-        "a stack of core ops (batched linalg, gufunc-like ops): no native batch loop is written "
-        "yet, so the node runs Blockwise.perform (the core op per batch element) in object mode"
-    ),
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
     "MakeSlice": "its output is a Python slice object (a graph value returned by a "
     "function), which numba cannot build: indexing with make_slice reads the bounds when the "
