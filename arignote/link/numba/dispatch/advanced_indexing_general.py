@@ -49,7 +49,9 @@ class _Plan:
     adjacent: bool
     before: int  # basic result dimensions before the advanced block (when adjacent)
     basic: int  # all basic result dimensions (trailing axes of x included)
+    x_ndim: int
     lines: list[str] = field(default_factory=list)
+    deferred: list[str] = field(default_factory=list)  # checks of the integer arrays
 
 
 def _plan(idx_list, node: Apply, first: int) -> _Plan:
@@ -69,7 +71,7 @@ def _plan(idx_list, node: Apply, first: int) -> _Plan:
     adjacent = positions == list(range(positions[0], positions[-1] + 1))
     outs = [_basic_dims(e) for e in entries]
     trailing = x.type.ndim - axis  # axes no entry reads: whole, after the others
-    return _Plan(entries, adjacent, sum(outs[: positions[0]]), sum(outs) + trailing)
+    return _Plan(entries, adjacent, sum(outs[: positions[0]]), sum(outs) + trailing, x.type.ndim)
 
 
 def _reads(entry, group: tuple, ndims: dict) -> int | None:
@@ -108,7 +110,8 @@ def _prepare(plan: _Plan, x: str) -> list[tuple[str, int]]:
         if entry.kind == INT:
             plan.lines += _int_lines(name, x, entry.axes[0])
         elif entry.kind == ARRAY:
-            plan.lines += _array_lines(name, x, entry.axes[0])
+            plan.lines.append(f"    a{name} = {name}.astype(np.int64)")
+            plan.deferred += _array_lines(name, x, entry.axes[0])
             shapes.append((f"{name}.shape", entry.ndim))
         elif entry.ndim == 0:  # a 0-d mask: one position (True) or none, reading no axis
             plan.lines.append(f"    c{name} = 1 if {name}[()] else 0")
@@ -131,17 +134,16 @@ def _int_lines(name: str, x: str, axis: int) -> list[str]:
 
 
 def _array_lines(name: str, x: str, axis: int) -> list[str]:
-    """``a<name>``: the index array as int64, negatives counted from the end, bounds checked."""
+    """Negative values of ``a<name>`` counted from the end, each checked against its axis."""
     return [
-        f"    a{name} = {name}.astype(np.int64)",
-        f"    flat = a{name}.reshape(a{name}.size)",
-        f"    length = {x}.shape[{axis}]",
-        "    for q in range(flat.size):",
-        "        if flat[q] < -length or flat[q] >= length:",
-        "            raise IndexError('index ' + str(flat[q]) + ' is out of bounds for axis "
+        f"        flat = a{name}.reshape(a{name}.size)",
+        f"        length = {x}.shape[{axis}]",
+        "        for q in range(flat.size):",
+        "            if flat[q] < -length or flat[q] >= length:",
+        "                raise IndexError('index ' + str(flat[q]) + ' is out of bounds for axis "
         f"{axis} with size ' + str(length))",
-        "        if flat[q] < 0:",
-        "            flat[q] += length",
+        "            if flat[q] < 0:",
+        "                flat[q] += length",
     ]
 
 
@@ -173,6 +175,11 @@ def _broadcast(plan: _Plan, shapes: list[tuple[str, int]]) -> int:
                 "broadcast together')",
                 f"        B{t} = length",
             ]
+    # NumPy checks the values of integer arrays while it walks the broadcast positions: none
+    # when there are none (an empty broadcast), all of them otherwise
+    total = " * ".join(f"B{t}" for t in range(ndim)) or "1"
+    if plan.deferred:
+        plan.lines += [f"    if {total} > 0:", *plan.deferred]
     sizes = "".join(f"B{t}, " for t in range(ndim))
     for entry in plan.entries:
         name = entry.inputs[0] if entry.inputs else None
@@ -210,7 +217,10 @@ def _source(plan: _Plan, ndim: int, probe: bool = False) -> str:
             parts.append("0" if probe else (f"b{name}{at}" if ndim else f"a{name}[()]"))
         else:  # a mask: one index per axis it reads
             parts += ["0" if probe else f"b{name}_{j}{at}" for j in range(entry.ndim)]
-    return ", ".join(parts) if parts else "..."
+    if parts:
+        return ", ".join(parts)
+    # only a 0-d mask: the whole of x (numba takes no lone ellipsis)
+    return "slice(None, None, None)" if plan.x_ndim else "()"
 
 
 def _bound(value: str | None) -> str:
