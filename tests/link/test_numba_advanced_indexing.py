@@ -14,7 +14,11 @@ from hypothesis import strategies as st
 import arignote
 import arignote.tensor as pt
 from arignote.compile.mode import Mode
-from arignote.tensor.advanced_subtensor import AdvancedIncSubtensor, AdvancedSubtensor
+from arignote.tensor.advanced_subtensor import (
+    AdvancedIncSubtensor,
+    AdvancedSubtensor,
+    WriteWinners,
+)
 from arignote.tensor.index_spec import ARRAY, INT, MASK, SliceSpec, numpy_index
 
 numba_backend = pytest.importorskip("arignote.link.numba")
@@ -41,10 +45,8 @@ def getters():
     outputs = [
         x[a, :, b],  # separated: the broadcast dimension goes first
         x[:, a, b],  # adjacent: it stays in place
-        x[a, b],
         x[m, 1:4, a],  # a 2-d array broadcast against a vector
         x[k, :, b],  # an integer among arrays
-        x[1:, k, b],
         x[None, a, None, b],
         x[a, ..., b],
         x[mask[:4, :5]],  # a 2-d mask
@@ -86,8 +88,8 @@ def test_getters_match_perform_and_numpy(rng, getters):
     values = _getter_values(rng)
     got = check_against_python(*getters, values)
     xv, a, b, m, k, mask = values
-    expected = [xv[a, :, b], xv[:, a, b], xv[a, b], xv[m, 1:4, a], xv[k, :, b]]
-    expected += [xv[1:, k, b], xv[None, a, None, b], xv[a, ..., b], xv[mask[:4, :5]], xv[:, mask]]
+    expected = [xv[a, :, b], xv[:, a, b], xv[m, 1:4, a], xv[k, :, b]]
+    expected += [xv[None, a, None, b], xv[a, ..., b], xv[mask[:4, :5]], xv[:, mask]]
     expected += [xv[::-2, mask], xv[k, ::2, mask[0]]]
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_array_equal(g, e)
@@ -98,7 +100,8 @@ def test_empty_index_arrays(rng, getters):
     values[1], values[2], values[3] = values[1][:0], values[2][:0], values[3][:, :0]
     values[5] = np.zeros_like(values[5])  # a mask selecting nothing
     got = check_against_python(*getters, values)
-    assert got[0].shape == (0, 5) and got[3].shape == (2, 0, 3) and got[8].shape == (0, 6) and got[9].shape == (4, 0)
+    shapes = [got[k].shape for k in (0, 2, 6, 7)]
+    assert shapes == [(0, 5), (2, 0, 3), (0, 6), (4, 0)]
 
 
 @pytest.mark.parametrize(
@@ -134,6 +137,8 @@ def setters():
         pt.set_subtensor(x[a, :, b], y1),
         pt.inc_subtensor(x[2:, mask], y1[0, 0]),
         pt.inc_subtensor(x[a, :, b], y2, ignore_duplicates=True),
+        # which writes of a set survive (the gradient of a set with repeated positions)
+        WriteWinners((ARRAY, SliceSpec(False, False, False), ARRAY))(x, a, b),
     ]
     inputs = [x, a, b, y2, y1, mask]
     native = arignote.function(inputs, outputs, mode="NUMBA")
@@ -159,11 +164,13 @@ def test_setters_match_perform_and_numpy(rng, setters):
     buffered = xv.copy()
     buffered[a, :, b] += y2  # ignore_duplicates: NumPy's buffered +=
     np.testing.assert_array_equal(got[5], buffered)
+    assert got[6][:, 0].tolist() == [False, True, True, True, True]  # (0, 5) written again
 
 
 def test_values_that_do_not_fit_raise_value_error_like_perform(rng, setters):
     values = [*_setter_values(rng), rng.random((5, 6)) > 0.3]
-    values[3] = values[3][:, :4]  # 4 values where the indexed positions have 5
+    # 4 values where the indexed positions have 5 (contiguous: no new compilation)
+    values[3] = np.ascontiguousarray(values[3][:, :4])
     for fn in setters:
         with pytest.raises(ValueError):
             fn(*values)

@@ -314,3 +314,23 @@ def _value_checks(op, node: Apply, ndim: int, basic: int) -> list[str]:
             "broadcasts only where the type says so)')",
         ]
     return lines
+
+
+def write_winners_kernel(op, node: Apply) -> Callable:
+    """The kernel of ``WriteWinners``: each indexed position of ``x`` records the number of
+    the last write into it (writes numbered in NumPy's order, the one of the loop), and a
+    write wins where its number is the one recorded."""
+    plan, ndim = _common(op.idx_list, node, 1)
+    source, target = _source(plan, ndim), _target(plan, ndim)
+    plan.lines += [
+        "    ids = np.empty(shape, dtype=np.int64)",
+        "    numbers = ids.reshape(ids.size)",
+        "    for q in range(numbers.size):",
+        "        numbers[q] = q",
+        "    slots = np.full(i0.shape, -1, dtype=np.int64)",
+    ]
+    _loop(plan, ndim, f"slots[{source}] = ids[{target}]")
+    plan.lines.append("    out = np.empty(shape, dtype=np.bool_)")
+    _loop(plan, ndim, f"out[{target}] = slots[{source}] == ids[{target}]")
+    plan.lines.append("    return out")
+    return compile_source("\n".join(plan.lines) + "\n", "kernel", {})

@@ -21,6 +21,7 @@ from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.advanced_indexing_general import (
     general_inc_subtensor_kernel,
     general_subtensor_kernel,
+    write_winners_kernel,
 )
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
 from arignote.tensor.advanced_subtensor import (
@@ -28,6 +29,7 @@ from arignote.tensor.advanced_subtensor import (
     AdvancedIncSubtensor1,
     AdvancedSubtensor,
     AdvancedSubtensor1,
+    WriteWinners,
 )
 from arignote.tensor.index_spec import ARRAY, MASK, SliceSpec
 
@@ -142,3 +144,8 @@ def _advanced_inc_subtensor(op: AdvancedIncSubtensor, node: Apply) -> Callable:
         return general_inc_subtensor_kernel(op, node)
     lines = ["def kernel(x, y, idx):", "    length = x.shape[0]", *_CHECK_BOUNDS]
     return _kernel(lines + _inc1_lines(op, node, "x", "y"))
+
+
+@numba_funcify.register(WriteWinners)
+def _write_winners(op: WriteWinners, node: Apply) -> Callable:
+    return write_winners_kernel(op, node)

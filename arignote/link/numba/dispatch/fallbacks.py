@@ -14,11 +14,6 @@ _LINALG = (
     "not give LAPACK's eigenvector normalisation and ordering; missing: ctypes bindings of "
     "scipy.linalg.cython_lapack for them"
 )
-_ADVANCED = (
-    "advanced indexing beyond one 1-d integer or boolean array among slices (or a lone integer "
-    "vector when incrementing): numba takes one 1-d advanced index per subscript, NumPy's "
-    "placement rules for several (or integers mixed with arrays) are not reproduced natively"
-)
 
 _LOOP = (
     "a loop or inner graph holding a node without a native kernel (or, for Scan, an untraced "
@@ -34,16 +29,11 @@ _LAPACK_UNBOUND = (
     "their derivatives (?sygvd/?syevr): numba binds none of these LAPACK routines; missing: "
     "ctypes bindings of scipy.linalg.cython_lapack for them"
 )
-_UNSHARED = "unshared kernels (one per output position) are not written natively"
 
 FALLBACKS: dict[str, str] = {
     # inner graphs (dispatch/scan.py, dispatch/builders.py)
     "Scan": _LOOP,
     "OpFromGraph": _LOOP,
-    # convolution (dispatch/conv.py): only the unshared variant falls back
-    **dict.fromkeys(
-        ["AbstractConv", "AbstractConv_gradInputs", "AbstractConv_gradWeights"], _UNSHARED
-    ),
     # scalar ops inside Elemwise (the whole elementwise node falls back)
     "Angle": (
         "complex64 angle: NumPy computes it with its own vectorised single-precision atan2, "
@@ -118,6 +108,4 @@ FALLBACKS: dict[str, str] = {
         "eigenvectors (defined up to sign) from the upper triangle or in float32: numba's "
         "routine does not give NumPy's signs there; float64 lower and eigenvalues are native"
     ),
-    # indexing: the common cases are native, these keys cover the others (per node)
-    **dict.fromkeys(["AdvancedIncSubtensor", "AdvancedSubtensor"], _ADVANCED),
 }
