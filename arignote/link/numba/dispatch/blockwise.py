@@ -15,6 +15,7 @@ node's ``perform`` (in object mode) makes the empty outputs, as it infers their 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 from arignote.graph.basic import Apply
@@ -38,7 +39,7 @@ def core_kernel(op: Blockwise, node: Apply) -> Callable:
 
 @numba_funcify.register(Blockwise)
 def _blockwise(op: Blockwise, node: Apply) -> Callable:
-    namespace = {"core": core_kernel(op, node)}
+    namespace, tail, core = _embedded(core_kernel(op, node))
     empty = _empty_outputs(op, node)
     if empty is None:  # some core length of an empty batch needs perform
         namespace["fallback"] = objmode_kernel(node)
@@ -51,7 +52,23 @@ def _blockwise(op: Blockwise, node: Apply) -> Callable:
         *_other_blocks(op, node),
         f"    return {_outs(node)}",
     ]
-    return compile_source("\n".join(lines) + "\n", "kernel", namespace)
+    source = "\n".join(lines).replace("core(", f"{core}(") + "\n" + tail
+    return compile_source(source, "kernel", namespace)
+
+
+def _embedded(core: Callable) -> tuple[dict, str, str]:
+    """``(namespace, source after the kernel, name of the core function)``.
+
+    A core kernel generated from one function's source is written into the Blockwise kernel's
+    own source (renamed after its text, jitted there), with its globals: the Blockwise kernel
+    is then as cacheable on disk as its core. Otherwise the core kernel is a global.
+    """
+    source = getattr(core, "arignote_source", None)
+    if source is None or not source.startswith("def kernel(") or source.count("def ") != 1:
+        return {"core": core}, "", "core"
+    name = "core_" + hashlib.sha1(source.encode()).hexdigest()[:16]
+    tail = source.replace("def kernel(", f"def {name}(", 1) + f"\n\n{name} = numba.njit({name})\n"
+    return dict(core.arignote_namespace), "\n\n" + tail, name
 
 
 # -- pieces of the source --------------------------------------------------------------------
