@@ -111,7 +111,10 @@ def _prepare(plan: _Plan, x: str) -> list[tuple[str, int]]:
             plan.lines += _int_lines(name, x, entry.axes[0])
         elif entry.kind == ARRAY:
             plan.lines.append(f"    a{name} = {name}.astype(np.int64)")
-            plan.deferred += _array_lines(name, x, entry.axes[0])
+            if entry.ndim:
+                plan.deferred += _array_lines(name, x, entry.axes[0], "        ")
+            else:  # NumPy takes a 0-d array for an integer: checked even for an empty result
+                plan.lines += _array_lines(name, x, entry.axes[0], "    ")
             shapes.append((f"{name}.shape", entry.ndim))
         elif entry.ndim == 0:  # a 0-d mask: one position (True) or none, reading no axis
             plan.lines.append(f"    c{name} = 1 if {name}[()] else 0")
@@ -133,18 +136,19 @@ def _int_lines(name: str, x: str, axis: int) -> list[str]:
     ]
 
 
-def _array_lines(name: str, x: str, axis: int) -> list[str]:
+def _array_lines(name: str, x: str, axis: int, pad: str) -> list[str]:
     """Negative values of ``a<name>`` counted from the end, each checked against its axis."""
-    return [
-        f"        flat = a{name}.reshape(a{name}.size)",
-        f"        length = {x}.shape[{axis}]",
-        "        for q in range(flat.size):",
-        "            if flat[q] < -length or flat[q] >= length:",
-        "                raise IndexError('index ' + str(flat[q]) + ' is out of bounds for axis "
+    lines = [
+        f"flat = a{name}.reshape(a{name}.size)",
+        f"length = {x}.shape[{axis}]",
+        "for q in range(flat.size):",
+        "    if flat[q] < -length or flat[q] >= length:",
+        "        raise IndexError('index ' + str(flat[q]) + ' is out of bounds for axis "
         f"{axis} with size ' + str(length))",
-        "            if flat[q] < 0:",
-        "                flat[q] += length",
+        "    if flat[q] < 0:",
+        "        flat[q] += length",
     ]
+    return [pad + line for line in lines]
 
 
 def _mask_lines(name: str, x: str, axes: list[int]) -> list[str]:
