@@ -320,6 +320,8 @@ def test_random_indices_match_numpy(case):
     check_getitem_case(*case)
 
 
+# found by the slow sweep: an index of integers only writes into a 0-d target
+@example((np.array([-3.0]), (INT,), [np.array(0)]), {}, [])
 @settings(max_examples=4, derandomize=True, **HYPOTHESIS)
 @given(indices(), FLAGS, Y_ONES)
 def test_random_writes_match_perform(case, flags, y_ones):

@@ -235,6 +235,8 @@ def _target(plan: _Plan, ndim: int) -> str:
     """The subscript of the result holding the block at position ``b0, b1, ...``."""
     block = [f"b{t}" for t in range(ndim)]
     lead = ["slice(None, None, None)"] * plan.before if plan.adjacent else []
+    if not block and not lead:  # the whole result (numba takes no lone ellipsis)
+        return "()" if plan.basic == 0 else "slice(None, None, None)"
     return ", ".join([*lead, *block, "..."])
 
 
