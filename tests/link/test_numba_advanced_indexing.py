@@ -284,7 +284,7 @@ def check_setitem_case(x, idx_list, values, flags, y_ones):
     if isinstance(target, type):
         return  # a bad index: the getter's case
     y_shape = tuple(1 if one else n for n, one in zip(target, y_ones))[len(target) - len(y_ones) :]
-    y = (np.arange(int(np.prod(y_shape))).reshape(y_shape) % 5 + 1).astype(x.dtype)
+    y = np.asarray(np.arange(int(np.prod(y_shape))).reshape(y_shape) % 5 + 1, dtype=x.dtype)
     ys = pt.tensor(dtype=str(x.dtype), shape=tuple(1 if n == 1 else None for n in y_shape))
     try:
         node = AdvancedIncSubtensor(idx_list, **flags).make_node(xs, ys, *_symbols(values))
