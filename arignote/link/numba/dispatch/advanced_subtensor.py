@@ -6,10 +6,11 @@ Numba's fancy indexing checks no bounds, so every kernel checks them first and r
 over repeated positions (``np.add.at``), a set keeps the last write, and ``ignore_duplicates``
 reproduces NumPy's buffered ``+=`` (each write is ``x[i] + y``, the last one wins).
 
-``AdvancedSubtensor`` is native for one 1-d integer or boolean array among slices and new
-axes (NumPy and numba then place the result dimension alike); ``AdvancedIncSubtensor`` for a
-lone 1-d integer vector (then it is ``AdvancedIncSubtensor1``). Other indices (several
-arrays, integers mixed with arrays, n-d arrays) raise ``NotNative``.
+``AdvancedSubtensor`` takes numba's own fancy indexing for one 1-d integer or boolean array
+among slices and new axes (NumPy and numba then place the result dimension alike), and
+``AdvancedIncSubtensor`` the row loop for a lone 1-d integer vector (then it is
+``AdvancedIncSubtensor1``). Any other index (several arrays, n-d arrays and masks, integers
+mixed with arrays, an ellipsis) goes to the general loop of :mod:`.advanced_indexing_general`.
 """
 
 from __future__ import annotations
@@ -17,12 +18,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arignote.graph.basic import Apply
+from arignote.link.numba.dispatch.advanced_indexing_general import (
+    general_inc_subtensor_kernel,
+    general_subtensor_kernel,
+    write_winners_kernel,
+)
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
 from arignote.tensor.advanced_subtensor import (
     AdvancedIncSubtensor,
     AdvancedIncSubtensor1,
     AdvancedSubtensor,
     AdvancedSubtensor1,
+    WriteWinners,
 )
 from arignote.tensor.index_spec import ARRAY, MASK, SliceSpec
 
@@ -114,7 +121,10 @@ def _subscript(op, first: int, array: str) -> str:
 
 @numba_funcify.register(AdvancedSubtensor)
 def _advanced_subtensor(op: AdvancedSubtensor, node: Apply) -> Callable:
-    position, dim, entry = _single_advanced(op, node, 1)
+    try:
+        position, dim, entry = _single_advanced(op, node, 1)
+    except NotNative:  # several arrays, n-d arrays, integers among arrays: the general loop
+        return general_subtensor_kernel(op, node)
     args = ", ".join(f"i{k}" for k in range(len(node.inputs)))
     lines = [f"def kernel({args}):", f"    idx = i{position}", f"    length = i0.shape[{dim}]"]
     if entry == MASK:
@@ -131,6 +141,11 @@ def _advanced_subtensor(op: AdvancedSubtensor, node: Apply) -> Callable:
 @numba_funcify.register(AdvancedIncSubtensor)
 def _advanced_inc_subtensor(op: AdvancedIncSubtensor, node: Apply) -> Callable:
     if tuple(op.idx_list) != (ARRAY,) or node.inputs[2].type.ndim != 1:
-        raise NotNative("AdvancedIncSubtensor", "only a lone 1-d integer vector index is native")
+        return general_inc_subtensor_kernel(op, node)
     lines = ["def kernel(x, y, idx):", "    length = x.shape[0]", *_CHECK_BOUNDS]
     return _kernel(lines + _inc1_lines(op, node, "x", "y"))
+
+
+@numba_funcify.register(WriteWinners)
+def _write_winners(op: WriteWinners, node: Apply) -> Callable:
+    return write_winners_kernel(op, node)

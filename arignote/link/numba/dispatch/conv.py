@@ -12,7 +12,7 @@ true convolution (``filter_flip``). Per group:
 
 The products go to BLAS through ``np.dot``; the loops filling and scattering the columns are
 generated for the node's number of spatial dimensions. Unshared kernels (one per output
-position) are not written natively (registered fallback).
+position) are direct loops, in :mod:`.conv_unshared`.
 """
 
 from __future__ import annotations
@@ -129,14 +129,21 @@ def _output_lengths(k: int, name: str) -> list[str]:
     return lines
 
 
+#: Kernel factories of the unshared variants by op class, filled by :mod:`.conv_unshared`
+#: (which builds on the helpers here).
+UNSHARED: dict[type, Callable[[BaseAbstractConv, Apply], Callable]] = {}
+
+
 def _reject_unshared(op: BaseAbstractConv) -> None:
-    if op.unshared:
+    if op.unshared and type(op) not in UNSHARED:
         raise NotNative(type(op).__name__, "unshared kernels are not written natively")
 
 
 @numba_funcify.register(AbstractConv)
 def _conv(op: AbstractConv, node: Apply) -> Callable:
     _reject_unshared(op)
+    if op.unshared:
+        return UNSHARED[AbstractConv](op, node)
     k, dtype = op.convdim, node.outputs[0].type.dtype
     name = type(op).__name__
     lines = ["def kernel(x, w):", "    N = x.shape[0]", "    F = w.shape[0]", "    Cg = w.shape[1]"]
@@ -181,6 +188,8 @@ def _kernel_loops(op: BaseAbstractConv, statement: str, depth: int) -> list[str]
 @numba_funcify.register(AbstractConv_gradWeights)
 def _conv_grad_weights(op: AbstractConv_gradWeights, node: Apply) -> Callable:
     _reject_unshared(op)
+    if op.unshared:
+        return UNSHARED[AbstractConv_gradWeights](op, node)
     k, dtype = op.convdim, node.outputs[0].type.dtype
     sizes = _spatial(k, "ks")
     lines = [
@@ -218,6 +227,8 @@ def _conv_grad_weights(op: AbstractConv_gradWeights, node: Apply) -> Callable:
 @numba_funcify.register(AbstractConv_gradInputs)
 def _conv_grad_inputs(op: AbstractConv_gradInputs, node: Apply) -> Callable:
     _reject_unshared(op)
+    if op.unshared:
+        return UNSHARED[AbstractConv_gradInputs](op, node)
     k, dtype = op.convdim, node.outputs[0].type.dtype
     sizes = _spatial(k, "hs")
     lines = [

@@ -7,12 +7,6 @@ whose key is not here, and on a key no entry needs any more, so the list is exac
 
 from __future__ import annotations
 
-_ADVANCED = (
-    "advanced indexing beyond one 1-d integer or boolean array among slices (or a lone integer "
-    "vector when incrementing): numba takes one 1-d advanced index per subscript, NumPy's "
-    "placement rules for several (or integers mixed with arrays) are not reproduced natively"
-)
-
 _LOOP = (
     "a loop or inner graph holding a node without a native kernel (or, for Scan, an untraced "
     "state: a random generator) runs perform (the Python VM's loop) in object mode"
@@ -30,16 +24,11 @@ _RANDOM_SCIPY = (
     "guaranteed bit for bit by numba's libm calls; betabinom (all betas, then all binomials) "
     "is not written natively yet: perform in object mode (invgamma and t are native)"
 )
-_UNSHARED = "unshared kernels (one per output position) are not written natively"
 
 FALLBACKS: dict[str, str] = {
     # inner graphs (dispatch/scan.py, dispatch/builders.py)
     "Scan": _LOOP,
     "OpFromGraph": _LOOP,
-    # convolution (dispatch/conv.py): only the unshared variant falls back
-    **dict.fromkeys(
-        ["AbstractConv", "AbstractConv_gradInputs", "AbstractConv_gradWeights"], _UNSHARED
-    ),
     # scalar ops inside Elemwise (the whole elementwise node falls back)
     "Angle": (
         "complex64 angle: NumPy computes it with its own vectorised single-precision atan2, "
@@ -63,10 +52,6 @@ FALLBACKS: dict[str, str] = {
         _RANDOM_SCIPY,
     ),
     "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",
-    "Blockwise": (
-        "a stack of core ops (batched linalg, gufunc-like ops): no native batch loop is written "
-        "yet, so the node runs Blockwise.perform (the core op per batch element) in object mode"
-    ),
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
     "MakeSlice": "its output is a Python slice object (a graph value returned by a "
     "function), which numba cannot build: indexing with make_slice reads the bounds when the "
@@ -80,6 +65,4 @@ FALLBACKS: dict[str, str] = {
         "calls SciPy's optimisers (scipy.optimize.minimize, minimize_scalar, root, "
         "root_scalar), Python code that numba cannot compile: runs perform in object mode",
     ),
-    # indexing: the common cases are native, these keys cover the others (per node)
-    **dict.fromkeys(["AdvancedIncSubtensor", "AdvancedSubtensor"], _ADVANCED),
 }
