@@ -228,3 +228,20 @@ def test_special_function_kernels_give_scipy_values_for_every_native_entry(rng):
     ]
     fn = _native([x, y], [out for out, _ in cases])
     _check(fn(a, b), [want for _, want in cases], rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("left", "right"), [("int64", "int64"), ("int8", "uint16"), ("bool", "bool")]
+)
+def test_fmod_of_integers_takes_the_sign_of_the_dividend(left, right):
+    # numba's np.fmod of integers computes Python's %, whose remainder has the divisor's sign
+    a, b = pt.vector("a", dtype=left), pt.vector("b", dtype=right)
+    fn = _native([a, b], pt.fmod(a, b))
+    pairs = [(-8, 3), (8, -3), (-7, -2), (7, 2), (6, 3), (-6, 0), (0, -5), (5, 0)]
+    x = np.array([p[0] for p in pairs]).astype(left, casting="unsafe")
+    y = np.array([p[1] for p in pairs]).astype(right, casting="unsafe")
+    with np.errstate(divide="ignore"):
+        expected = np.fmod(x, y)
+    got = fn(x, y)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)

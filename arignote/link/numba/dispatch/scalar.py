@@ -23,9 +23,9 @@ import numpy as np
 
 from arignote.link.numba.dispatch.basic import NotNative
 from arignote.link.numba.dispatch.scipy_special import entry_point
+from arignote.scalar import arithmetic, composite, logical, rounding
 from arignote.scalar import basic as scalar_basic
 from arignote.scalar import complex as complex_ops
-from arignote.scalar import composite, logical, rounding
 from arignote.scalar.basic import ScalarOp
 from arignote.scalar.kernels import NoKernel, formula_for
 from numba.np import ufunc_db
@@ -188,6 +188,19 @@ def _isclose(op, args, dtypes):
     if op.equal_nan:
         close = f"({close} or (np.isnan({a}) and np.isnan({b})))"
     return close
+
+
+@override(arithmetic.Fmod)
+def _fmod(op, args, dtypes):
+    if not all(np.dtype(d).kind in "biu" for d in dtypes):
+        return translate(formula_for(op, dtypes), args, dtypes, "Fmod")
+    # numba's np.fmod of integers is Python's %, whose remainder takes the divisor's sign; C's
+    # fmod (NumPy's) truncates the quotient, so the remainder takes the dividend's sign: the
+    # floored remainder moved by one divisor where the two signs differ; x % 0 is 0 in NumPy
+    a, b = (f"({arg})" for arg in args)
+    floored = f"({a} % {b})"
+    fixed = f"({floored} if {floored} == 0 or ({floored} < 0) == ({a} < 0) else {floored} - {b})"
+    return f"(0 if {b} == 0 else {fixed})"
 
 
 @override(rounding.RoundHalfToEven)
