@@ -62,10 +62,11 @@ _BUILDERS: dict[type, Callable] = {
     SlogDet: lambda op, node: lambda x: tuple(jnp.linalg.slogdet(x)),
     Expm: lambda op, node: jsl.expm,
     ExpmFrechet: lambda op, node: lambda a, e: jsl.expm_frechet(a, e, compute_expm=False),
+    # NumPy reads only the UPLO triangle; JAX would average x with its transpose first
     Eigh: lambda op, node: (
-        (lambda x: tuple(jnp.linalg.eigh(x, UPLO=op.uplo)))
+        (lambda x: tuple(jnp.linalg.eigh(x, UPLO=op.uplo, symmetrize_input=False)))
         if op.compute_v
-        else (lambda x: jnp.linalg.eigvalsh(x, UPLO=op.uplo))
+        else (lambda x: jnp.linalg.eigvalsh(x, UPLO=op.uplo, symmetrize_input=False))
     ),
     SVD: lambda op, node: _nan_if_not_finite(
         (lambda x: tuple(jnp.linalg.svd(x, full_matrices=op.full_matrices)))

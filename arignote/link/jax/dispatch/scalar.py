@@ -25,6 +25,7 @@ from arignote.link.jax.dispatch.basic import (
     jax_funcify,
     register_unsupported,
 )
+from arignote.scalar.arithmetic import IntDiv
 from arignote.scalar.basic import ScalarOp
 from arignote.scalar.composite import Composite
 from arignote.scalar.kernels import NoKernel, formula_for
@@ -179,6 +180,20 @@ def jax_funcify_RoundHalfToEven(op: RoundHalfToEven, node=None, **kwargs: Any) -
 
 # n! for n = 0..20, the integers int64 holds exactly.
 _FACTORIALS = np.array([factorial(n) for n in range(21)], dtype=np.int64)
+
+
+@jax_funcify.register(IntDiv)
+def jax_funcify_IntDiv(op: IntDiv, node=None, **kwargs: Any) -> Callable:
+    if node is None or any(np.dtype(i.type.dtype).kind == "f" for i in node.inputs):
+        return jax_funcify_ScalarOp(op, node, **kwargs)
+
+    # XLA's integer division by 0 gives -1 (or the all-ones pattern of an unsigned type);
+    # NumPy's floor_divide gives 0 there
+    def int_div(a, b):
+        zero = b == 0
+        return jnp.where(zero, 0, jnp.floor_divide(a, jnp.where(zero, 1, b)))
+
+    return int_div
 
 
 @jax_funcify.register(Factorial)
