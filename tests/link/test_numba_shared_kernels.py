@@ -27,7 +27,7 @@ def test_a_repeated_kernel_is_compiled_once(rng, monkeypatch, tmp_path):
     # without the disk cache (a file stands where its directory would be), each graph is
     # compiled from the kernels themselves
     (tmp_path / "file").write_text("")
-    monkeypatch.setattr(arignote.config, "cache_dir", str(tmp_path / "file" / "cache"))
+    monkeypatch.setenv("ARIGNOTE_CACHE_DIR", str(tmp_path / "file" / "cache"))
     x, y = pt.dmatrix("x"), pt.dmatrix("y")
     with pytest.warns(UserWarning, match="cannot be used"):  # the CacheWarning, once
         f = arignote.function([x], pt.cumsum(x, axis=1), mode="NUMBA")

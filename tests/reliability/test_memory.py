@@ -118,7 +118,7 @@ def test_deleting_a_native_function_frees_its_native_code(tmp_path, monkeypatch)
     pytest.importorskip("numba")
     blocker = tmp_path / "not_a_directory"
     blocker.write_text("")
-    monkeypatch.setattr(arignote.config, "cache_dir", str(blocker / "cache"))
+    monkeypatch.setenv("ARIGNOTE_CACHE_DIR", str(blocker / "cache"))
     x = pt.dvector("x")
     with pytest.warns(UserWarning, match="cannot be used"):  # the CacheWarning
         f = arignote.function([x], pt.tanh(x).sum() * 3.0, mode="NUMBA")
