@@ -167,13 +167,10 @@ def _empty_lstsq(node: Apply) -> str:
     columns (``A`` has none), else no residuals."""
     dtype, real = node.outputs[0].type.dtype, node.outputs[1].type.dtype
     x = f"np.zeros((am.shape[1],) + bm.shape[1:], dtype=np.{dtype})"
-    norms = (
-        "(np.abs(bm) ** 2).sum(axis=0)"
-        if node.inputs[1].type.ndim == 2
-        else ("np.full(1, (np.abs(bm) ** 2).sum())")
-    )
-    res = f"({norms} if am.shape[0] > 0 else np.zeros(bm.shape[1:], np.{real})[:0])"
-    return f"{x}, {res}.astype(np.{real}), r, np.zeros(0, dtype=np.{real})"
+    vector = node.inputs[1].type.ndim == 1
+    norms = "np.full(1, (np.abs(bm) ** 2).sum())" if vector else "(np.abs(bm) ** 2).sum(axis=0)"
+    res = f"({norms}.astype(np.{real}) if am.shape[0] > 0 else np.zeros(0, np.{real}))"
+    return f"{x}, {res}, r, np.zeros(0, dtype=np.{real})"
 
 
 # -- LU -----------------------------------------------------------------------------------------
