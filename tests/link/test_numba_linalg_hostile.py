@@ -33,6 +33,8 @@ def _square_outputs(x, b):
         la.expm(x),
         la.solve_sylvester(x, x.T, b),
         la.solve_discrete_lyapunov(x, b),
+        *la.qr(x),
+        *la.qr(x, mode="complete"),
     ]
 
 

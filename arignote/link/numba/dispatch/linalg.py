@@ -20,6 +20,7 @@ from collections.abc import Callable
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
 from arignote.link.numba.dispatch.linalg_kernels import expm, householder_qr
+from arignote.link.numba.dispatch.linalg_qr import qr_function
 from arignote.tensor.linalg.decompositions import QR, SVD, Cholesky
 from arignote.tensor.linalg.least_squares import MatrixPinv
 from arignote.tensor.linalg.misc import BlockDiagonal, Expm
@@ -107,15 +108,16 @@ def _svd(op: SVD, node: Apply) -> Callable:
 
 
 def _qr_of_empty(mode: str) -> list[str]:
-    """NumPy's QR factors of an empty matrix: ``Q`` the identity (complete) or empty."""
+    """NumPy's QR factors of an empty matrix: ``Q`` the identity (complete) or empty (in
+    double precision, as the factors of the others, cast when stored)."""
     if mode == "r":
-        return [_EMPTY, "    r0 = np.zeros((k, n), dtype=a.dtype)", "else:"]
+        return [_EMPTY, "    r0 = np.zeros((k, n), dtype=np.float64)", "else:"]
     q = "np.eye(m)" if mode == "complete" else "np.zeros((m, k))"
     r = "(m, n)" if mode == "complete" else "(k, n)"
     return [
         _EMPTY,
-        f"    r0 = {q}.astype(a.dtype)",
-        f"    r1 = np.zeros({r}, dtype=a.dtype)",
+        f"    r0 = {q}.astype(np.float64)",
+        f"    r1 = np.zeros({r}, dtype=np.float64)",
         "else:",
     ]
 
@@ -127,29 +129,20 @@ def _indented(lines: list[str]) -> list[str]:
 @numba_funcify.register(QR)
 def _qr(op: QR, node: Apply) -> Callable:
     _real_floats(node)
-    if op.mode == "r":
-        outs, call = [("(k, n)", _out(node))], ["r0 = np.linalg.qr(a)[1]"]
-    elif op.mode == "reduced":
-        outs = [("(m, k)", _out(node, 0)), ("(k, n)", _out(node, 1))]
-        call = ["r0, r1 = np.linalg.qr(a)"]
-    elif op.mode == "complete":
-        # zero columns padded up to m: their Householder reflectors are identities (tau = 0),
-        # so the reduced Q of [A | 0] is LAPACK's complete Q of A and R its first n columns
-        outs = [("(m, m)", _out(node, 0)), ("(m, n)", _out(node, 1))]
-        call = [
-            "padded = np.zeros((m, max(m, n)), dtype=a.dtype)",
-            "padded[:, :n] = a",
-            "q, rr = np.linalg.qr(padded)",
-            "r0, r1 = q, np.ascontiguousarray(rr[:, :n])",
-        ]
-    else:  # raw: the Householder vectors and factors of ?geqr2, transposed as NumPy gives
+    if op.mode == "raw":  # the Householder vectors and factors of ?geqr2, transposed as NumPy
         outs = [("(n, m)", _out(node, 0)), ("(k,)", _out(node, 1))]
         call = ["r0, r1 = householder(a)"]
         return compile_source(
             _batched(node, outs, call, False), "kernel", {"householder": householder_qr}
         )
-    call = _qr_of_empty(op.mode) + _indented(call)
-    return _kernel(_batched(node, outs, call, False))
+    if op.mode == "r":
+        outs, call = [("(k, n)", _out(node))], ["r0 = lapack(a)[1]"]
+    elif op.mode == "reduced":
+        outs, call = [("(m, k)", _out(node, 0)), ("(k, n)", _out(node, 1))], ["r0, r1 = lapack(a)"]
+    else:
+        outs, call = [("(m, m)", _out(node, 0)), ("(m, n)", _out(node, 1))], ["r0, r1 = lapack(a)"]
+    source = _batched(node, outs, _qr_of_empty(op.mode) + _indented(call), False)
+    return compile_source(source, "kernel", {"lapack": qr_function(op.mode == "complete")})
 
 
 @numba_funcify.register(MatrixPinv)
