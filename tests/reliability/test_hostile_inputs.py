@@ -74,6 +74,22 @@ OWN_GENERATOR = {"JAX"}
 #: Paths whose compiled code cannot raise on values: NaN results where the reference raises
 #: NumPy's LinAlgError for NaN or infinity in a matrix (SVD, pinv, lstsq)
 NAN_FOR_LINALG_ERROR = {"JAX"}
+NON_FINITE = ("nan", "inf", "-inf")
+_NO_CHECK_FINITE = (
+    "compiled JAX code cannot raise on values: SciPy's check_finite ValueError for a NaN or "
+    "an infinity in the matrix becomes NaN results"
+)
+#: (path, entry): why its results for NaN or infinite inputs are checked by shape and dtype
+#: only (against the reference's for finite inputs); every other layout is checked in full
+NON_FINITE_UNDEFINED = {
+    ("JAX", "cholesky"): _NO_CHECK_FINITE,
+    ("JAX", "cho_solve"): _NO_CHECK_FINITE,
+    ("JAX", "lu"): _NO_CHECK_FINITE,
+    ("JAX", "lu_factor"): _NO_CHECK_FINITE,
+    ("JAX", "lu_solve"): _NO_CHECK_FINITE,
+    ("JAX", "iround"): "NumPy's cast of NaN or an infinity to an integer is undefined (C's "
+    "conversion: the smallest integer on x86) and XLA's gives another integer",
+}
 
 
 # -- the hostile versions of an argument ---------------------------------------------------------
@@ -228,7 +244,11 @@ def check_entry(info, path: str) -> int:
             expected = got
         if path in NAN_FOR_LINALG_ERROR and _nan_for_linalg_error(expected, got):
             expected = got
-        _agree(info, got, expected, f"{info.name} on {path}, {name} inputs", not draws)
+        compare = not draws
+        if (path, info.name) in NON_FINITE_UNDEFINED and name in NON_FINITE:
+            # the documented limit: shapes and dtypes of the finite inputs' results
+            expected, compare = _call(reference, values), False
+        _agree(info, got, expected, f"{info.name} on {path}, {name} inputs", compare)
         _unchanged(kept, hostile, f"{info.name} on {path}, {name} inputs")
         cases += 1
     for name, make in REFUSED.items():
@@ -292,6 +312,13 @@ def test_hostile_inputs_on_every_op_on_the_vm(info):
 @pytest.mark.parametrize("path", ["NUMBA", "JAX"])
 @pytest.mark.parametrize("info", _entries())
 def test_hostile_inputs_on_every_op_on_the_backends(info, path):
+    assert check_entry(info, _path(path)) >= len(LAYOUTS)
+
+
+@pytest.mark.parametrize(("path", "name"), sorted(NON_FINITE_UNDEFINED), ids=lambda v: str(v))
+def test_hostile_inputs_on_the_documented_backend_limits(path, name):
+    # every layout but the documented non-finite ones is still checked in full
+    (info,) = [info for info in REGISTRY if info.name == name]
     assert check_entry(info, _path(path)) >= len(LAYOUTS)
 
 

@@ -63,13 +63,35 @@ def jax_funcify_ARange(op: ARange, node: Apply, **kwargs: Any) -> Callable:
     return arange
 
 
+def numpy_linspace(start, stop, num: int, endpoint: bool, axis: int, inner: Any) -> Any:
+    """``np.linspace``'s own arithmetic in ``inner`` (its computing dtype): ``start + i * step``
+    (``i / div * delta`` where a step is 0), the last sample set to ``stop``. jnp.linspace
+    computes otherwise, so infinite endpoints gave NaN at other positions than NumPy's."""
+    start, stop = jnp.asarray(start, inner), jnp.asarray(stop, inner)
+    delta = stop - start
+    div = num - 1 if endpoint else num
+    y = jnp.arange(num, dtype=inner).reshape((-1,) + (1,) * delta.ndim)
+    if div > 0:
+        step = delta / div
+        y = jnp.where(jnp.any(step == 0), y / div * delta, y * step)
+    else:
+        y = y * delta
+    y = y + start
+    if endpoint and num > 1:
+        y = y.at[-1].set(jnp.broadcast_to(stop, y.shape[1:]))
+    return jnp.moveaxis(y, 0, axis)
+
+
 @jax_funcify.register(Linspace)
 def jax_funcify_Linspace(op: Linspace, node: Apply, **kwargs: Any) -> Callable:
     (dtype,) = output_dtypes(node)
+    inner = np.result_type(*(v.type.dtype for v in node.inputs[:2]), 1.0)  # NumPy's dt
+    integer = np.dtype(dtype).kind in "iu"
 
     def linspace(start, stop, num):
         count = static_ints(num, node, "number of samples")
-        return jnp.linspace(start, stop, count, endpoint=op.endpoint, dtype=dtype, axis=op.axis)
+        y = numpy_linspace(start, stop, count, op.endpoint, op.axis, inner)
+        return (jnp.floor(y) if integer else y).astype(dtype)
 
     return linspace
 

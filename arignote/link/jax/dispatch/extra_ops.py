@@ -83,12 +83,26 @@ def jax_funcify_ExtractDiag(op: ExtractDiag, node=None, **kwargs: Any) -> Callab
     return extract_diag
 
 
+def _check_diagonal_fits(op: AllocDiag, length: int, rows: int, cols: int) -> None:
+    """``perform``'s ``ValueError`` for a diagonal of the wrong length: the lengths are static
+    while JAX traces, so it is raised there (``.at[].set`` would drop or pad entries)."""
+    expected = max(
+        min(rows, cols - op.offset) if op.offset >= 0 else min(rows + op.offset, cols), 0
+    )
+    if length != expected:
+        raise ValueError(
+            f"{op}: a diagonal of length {length} does not fit diagonal {op.offset} of a "
+            f"{rows} x {cols} matrix"
+        )
+
+
 @jax_funcify.register(AllocDiag)
 def jax_funcify_AllocDiag(op: AllocDiag, node: Apply, **kwargs: Any) -> Callable:
     offset, axis1, axis2 = op.offset, op.axis1, op.axis2
 
     def alloc_diag(diagonal, rows, cols):
         n_rows, n_cols = static_ints(rows, node, "rows"), static_ints(cols, node, "columns")
+        _check_diagonal_fits(op, jnp.shape(diagonal)[-1], n_rows, n_cols)
         batch = list(jnp.shape(diagonal)[:-1])
         plane = jnp.zeros((*batch, n_rows, n_cols), diagonal.dtype)
         i = np.arange(jnp.shape(diagonal)[-1])

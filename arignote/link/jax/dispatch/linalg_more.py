@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 from arignote.graph.basic import Apply
 from arignote.link.jax.dispatch.basic import jax_funcify, output_dtypes, register_unsupported
+from arignote.tensor.linalg.basic import check_square_value
 from arignote.tensor.linalg.lu import LU, LUFactor, PivotToPermutations
 
 for _name, _reason in [
@@ -48,11 +49,16 @@ def _row_order(a):
 def jax_funcify_LU(op: LU, node: Apply, **kwargs: Any) -> Callable:
     dtypes = output_dtypes(node)
     if not op.p_indices:
-        return lambda a: tuple(
-            r.astype(d) for r, d in zip(jsl.lu(a, permute_l=op.permute_l), dtypes, strict=True)
-        )
+
+        def lu(a):
+            check_square_value(op, a)  # shapes are static while JAX traces: raised there
+            factors = jsl.lu(a, permute_l=op.permute_l)
+            return tuple(r.astype(d) for r, d in zip(factors, dtypes, strict=True))
+
+        return lu
 
     def lu_with_indices(a):
+        check_square_value(op, a)
         _, lower, upper = jsl.lu(a)
         _, order = _row_order(a)
         return jnp.argsort(order).astype(dtypes[0]), lower, upper
@@ -62,10 +68,13 @@ def jax_funcify_LU(op: LU, node: Apply, **kwargs: Any) -> Callable:
 
 @jax_funcify.register(LUFactor)
 def jax_funcify_LUFactor(op: LUFactor, node: Apply, **kwargs: Any) -> Callable:
-    packed_dtype, piv_dtype = output_dtypes(node)
-    return lambda a: tuple(
-        r.astype(d) for r, d in zip(jsl.lu_factor(a), (packed_dtype, piv_dtype), strict=True)
-    )
+    dtypes = output_dtypes(node)
+
+    def lu_factor(a):
+        check_square_value(op, a)  # shapes are static while JAX traces: raised there
+        return tuple(r.astype(d) for r, d in zip(jsl.lu_factor(a), dtypes, strict=True))
+
+    return lu_factor
 
 
 @jax_funcify.register(PivotToPermutations)

@@ -1,7 +1,8 @@
 """Native kernels of linear algebra on stacks of matrices, through numba's ``np.linalg``
-(the same LAPACK routines NumPy calls): ``Det``, ``SlogDet``, ``MatrixInverse``,
-``Cholesky``, ``SVD``, ``QR`` (every mode), ``MatrixPinv``, ``Expm`` and ``BlockDiagonal``
-(``Eigh`` and the other eigenvalue ops call LAPACK directly: :mod:`.linalg_eigen`).
+(the same LAPACK routines NumPy calls): ``Cholesky``, ``SVD``, ``QR`` (every mode),
+``MatrixPinv``, ``Expm`` and ``BlockDiagonal````
+(``Eigh`` and the other eigenvalue ops call LAPACK directly: :mod:`.linalg_eigen`, as do
+``Det``, ``SlogDet`` and ``MatrixInverse``: :mod:`.linalg_lu`).
 
 Errors as in ``perform``: a non-square input raises ``ValueError``; a singular matrix gives a
 zero determinant (``SlogDet``: sign 0, ``-inf``) and ``MatrixInverse`` raises
@@ -19,8 +20,8 @@ from collections.abc import Callable
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
 from arignote.link.numba.dispatch.linalg_kernels import expm, householder_qr
+from arignote.link.numba.dispatch.linalg_qr import qr_function
 from arignote.tensor.linalg.decompositions import QR, SVD, Cholesky
-from arignote.tensor.linalg.inverse import Det, MatrixInverse, SlogDet
 from arignote.tensor.linalg.least_squares import MatrixPinv
 from arignote.tensor.linalg.misc import BlockDiagonal, Expm
 
@@ -67,25 +68,6 @@ def _out(node: Apply, j: int = 0) -> str:
     return node.outputs[j].type.dtype
 
 
-@numba_funcify.register(Det)
-def _det(op: Det, node: Apply) -> Callable:
-    _real_floats(node)
-    return _kernel(_batched(node, [("()", _out(node))], ["r0 = np.linalg.det(a)"], True))
-
-
-@numba_funcify.register(SlogDet)
-def _slogdet(op: SlogDet, node: Apply) -> Callable:
-    _real_floats(node)
-    outs = [("()", _out(node, 0)), ("()", _out(node, 1))]
-    return _kernel(_batched(node, outs, ["r0, r1 = np.linalg.slogdet(a)"], True))
-
-
-@numba_funcify.register(MatrixInverse)
-def _inv(op: MatrixInverse, node: Apply) -> Callable:
-    _real_floats(node)
-    return _kernel(_batched(node, [("(m, n)", _out(node))], ["r0 = np.linalg.inv(a)"], True))
-
-
 @numba_funcify.register(Cholesky)
 def _cholesky(op: Cholesky, node: Apply) -> Callable:
     _real_floats(node)
@@ -99,11 +81,17 @@ def _cholesky(op: Cholesky, node: Apply) -> Callable:
     return _kernel(_batched(node, [("(m, n)", _out(node))], check + call, True))
 
 
+#: An empty matrix (numba's ``np.linalg`` refuses them): NumPy's results, built here
+_EMPTY = "if m == 0 or n == 0:"
+
+
 @numba_funcify.register(SVD)
 def _svd(op: SVD, node: Apply) -> Callable:
     _real_floats(node)
+    s_empty = "    r{j} = np.zeros(0, dtype=a.dtype)"
     if not op.compute_uv:
-        call = ["r0 = np.linalg.svd(a, full_matrices=False)[1]"]
+        call = [_EMPTY, s_empty.format(j=0), "else:"]
+        call += ["    r0 = np.linalg.svd(a, full_matrices=False)[1]"]
         return _kernel(_batched(node, [("(k,)", _out(node))], call, False))
     full = op.full_matrices
     outs = [
@@ -111,35 +99,50 @@ def _svd(op: SVD, node: Apply) -> Callable:
         ("(k,)", _out(node, 1)),
         ("(n, n)" if full else "(k, n)", _out(node, 2)),
     ]
-    call = [f"r0, r1, r2 = np.linalg.svd(a, full_matrices={full})"]
+    # NumPy's full factors of an empty matrix are identities, its reduced ones empty
+    u, v = ("np.eye(m)", "np.eye(n)") if full else ("np.zeros((m, k))", "np.zeros((k, n))")
+    call = [_EMPTY, f"    r0 = {u}.astype(a.dtype)", s_empty.format(j=1)]
+    call += [f"    r2 = {v}.astype(a.dtype)", "else:"]
+    call += [f"    r0, r1, r2 = np.linalg.svd(a, full_matrices={full})"]
     return _kernel(_batched(node, outs, call, False))
+
+
+def _qr_of_empty(mode: str) -> list[str]:
+    """NumPy's QR factors of an empty matrix: ``Q`` the identity (complete) or empty (in
+    double precision, as the factors of the others, cast when stored)."""
+    if mode == "r":
+        return [_EMPTY, "    r0 = np.zeros((k, n), dtype=np.float64)", "else:"]
+    q = "np.eye(m)" if mode == "complete" else "np.zeros((m, k))"
+    r = "(m, n)" if mode == "complete" else "(k, n)"
+    return [
+        _EMPTY,
+        f"    r0 = {q}.astype(np.float64)",
+        f"    r1 = np.zeros({r}, dtype=np.float64)",
+        "else:",
+    ]
+
+
+def _indented(lines: list[str]) -> list[str]:
+    return ["    " + line for line in lines]
 
 
 @numba_funcify.register(QR)
 def _qr(op: QR, node: Apply) -> Callable:
     _real_floats(node)
-    if op.mode == "r":
-        outs, call = [("(k, n)", _out(node))], ["r0 = np.linalg.qr(a)[1]"]
-    elif op.mode == "reduced":
-        outs = [("(m, k)", _out(node, 0)), ("(k, n)", _out(node, 1))]
-        call = ["r0, r1 = np.linalg.qr(a)"]
-    elif op.mode == "complete":
-        # zero columns padded up to m: their Householder reflectors are identities (tau = 0),
-        # so the reduced Q of [A | 0] is LAPACK's complete Q of A and R its first n columns
-        outs = [("(m, m)", _out(node, 0)), ("(m, n)", _out(node, 1))]
-        call = [
-            "padded = np.zeros((m, max(m, n)), dtype=a.dtype)",
-            "padded[:, :n] = a",
-            "q, rr = np.linalg.qr(padded)",
-            "r0, r1 = q, np.ascontiguousarray(rr[:, :n])",
-        ]
-    else:  # raw: the Householder vectors and factors of ?geqr2, transposed as NumPy gives
+    if op.mode == "raw":  # the Householder vectors and factors of ?geqr2, transposed as NumPy
         outs = [("(n, m)", _out(node, 0)), ("(k,)", _out(node, 1))]
         call = ["r0, r1 = householder(a)"]
         return compile_source(
             _batched(node, outs, call, False), "kernel", {"householder": householder_qr}
         )
-    return _kernel(_batched(node, outs, call, False))
+    if op.mode == "r":
+        outs, call = [("(k, n)", _out(node))], ["r0 = lapack(a)[1]"]
+    elif op.mode == "reduced":
+        outs, call = [("(m, k)", _out(node, 0)), ("(k, n)", _out(node, 1))], ["r0, r1 = lapack(a)"]
+    else:
+        outs, call = [("(m, m)", _out(node, 0)), ("(m, n)", _out(node, 1))], ["r0, r1 = lapack(a)"]
+    source = _batched(node, outs, _qr_of_empty(op.mode) + _indented(call), False)
+    return compile_source(source, "kernel", {"lapack": qr_function(op.mode == "complete")})
 
 
 @numba_funcify.register(MatrixPinv)

@@ -265,6 +265,9 @@ def expm(a):
     n = a.shape[0]
     x = np.empty((n, n))  # a C-contiguous float64 copy (BLAS takes no other layout)
     x[:, :] = a
+    if not np.isfinite(x).all():
+        # SciPy's expm gives NaN everywhere then (its scaling meets inf / inf)
+        return np.full((n, n), np.nan)
     norm = norm1(x)
     s = 0
     if norm > _THETA13:

@@ -70,8 +70,11 @@ def balance_scale(a):
 @_jit
 def _check_shapes(a, b, q, r):
     """SciPy's checks, in its order: finite entries, square ``a, q, r``, fitting shapes."""
-    for x in (a, b, q, r):
-        check_finite(x)
+    # one call each: a tuple of differently laid-out arrays cannot be iterated in numba
+    check_finite(a)
+    check_finite(b)
+    check_finite(q)
+    check_finite(r)
     if a.shape[0] != a.shape[1]:
         raise ValueError("Matrix a should be square.")
     if q.shape[0] != q.shape[1]:

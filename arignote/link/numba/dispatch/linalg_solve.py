@@ -2,8 +2,8 @@
 ``SolveTriangular``, ``ChoSolve``, ``Lstsq``, ``LU``, ``LUFactor`` and
 ``PivotToPermutations``, on real and complex matrices.
 
-The semantics of ``perform`` (NumPy's or SciPy's) are kept: the general ``Solve`` is numba's
-``np.linalg.solve`` (NumPy's ``?gesv``, ``LinAlgError`` when singular, no finiteness check);
+The semantics of ``perform`` (NumPy's or SciPy's) are kept: the general ``Solve`` is NumPy's own
+``?gesv`` (:mod:`.linalg_lu`: ``LinAlgError`` when singular, no finiteness check);
 the structured kinds check finiteness (``ValueError``), raise ``LinAlgError`` for a singular
 or (``"pos"``) indefinite matrix and warn (``LinAlgWarning``, from object mode, only then)
 when the estimated reciprocal condition number is below the machine epsilon, as
@@ -23,6 +23,7 @@ from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch import linalg_kernels as lk
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
 from arignote.link.numba.dispatch.batch import batch_lines, loop_header
+from arignote.link.numba.dispatch.linalg_lu import double, solve_function
 from arignote.tensor.linalg.least_squares import Lstsq
 from arignote.tensor.linalg.lu import LU, LUFactor, PivotToPermutations
 from arignote.tensor.linalg.solve import ChoSolve, Solve, SolveTriangular
@@ -43,11 +44,6 @@ def _finite_check(names: list[str], indent: str = "    ") -> list[str]:
 
 
 # -- solvers of one system (numba functions on contiguous matrices of the output dtype) --------
-
-
-@lk._jit
-def _solve_gen(a, x):
-    return np.linalg.solve(a, x)
 
 
 @lk._jit
@@ -121,7 +117,9 @@ def _cho(a, x, lower):
 @numba_funcify.register(Solve)
 def _solve(op: Solve, node: Apply) -> Callable:
     _inexact(node)
-    solver = {"gen": _solve_gen, "pos": _solve_pos}.get(op.assume_a, _solve_lu)
+    # the general kind: NumPy's own ?gesv (numba's np.linalg.solve refuses NaN and infinity)
+    general = solve_function(double(node.outputs[0].type.dtype))
+    solver = {"gen": general, "pos": _solve_pos}.get(op.assume_a, _solve_lu)
     return _system_kernel(node, solver, "", op.assume_a != "gen")
 
 
@@ -153,12 +151,26 @@ def _lstsq(op: Lstsq, node: Apply) -> Callable:
         f"        raise ValueError('{op}: A and B have different numbers of rows')\n"
         f"    am = np.ascontiguousarray(a).astype(np.{dtype})\n"
         f"    bm = np.ascontiguousarray(b).astype(np.{dtype})\n"
+        "    r = np.zeros((), dtype=np.int32)\n"
+        "    if am.size == 0:\n"
+        f"        return {_empty_lstsq(node)}\n"
         f"    x, res, rank, sv = np.linalg.lstsq(am, bm, rcond={rcond})\n"
-        "    r = np.empty((), dtype=np.int32)\n"
         "    r[()] = rank\n"
         f"    return x, res.astype(np.{real}), r, sv.astype(np.{real})\n"
     )
     return compile_source(source, "kernel", {})
+
+
+def _empty_lstsq(node: Apply) -> str:
+    """NumPy's least squares of an empty ``A`` (numba's refuses it): ``x = 0``, rank 0, no
+    singular values, and ``||b||^2`` per column as residuals when there are more rows than
+    columns (``A`` has none), else no residuals."""
+    dtype, real = node.outputs[0].type.dtype, node.outputs[1].type.dtype
+    x = f"np.zeros((am.shape[1],) + bm.shape[1:], dtype=np.{dtype})"
+    vector = node.inputs[1].type.ndim == 1
+    norms = "np.full(1, (np.abs(bm) ** 2).sum())" if vector else "(np.abs(bm) ** 2).sum(axis=0)"
+    res = f"({norms}.astype(np.{real}) if am.shape[0] > 0 else np.zeros(0, np.{real}))"
+    return f"{x}, {res}, r, np.zeros(0, dtype=np.{real})"
 
 
 # -- LU -----------------------------------------------------------------------------------------

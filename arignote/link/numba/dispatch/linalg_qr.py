@@ -1,0 +1,78 @@
+"""NumPy's QR factorisation in native code through NumPy's own LAPACK (:mod:`.lapack`):
+``?geqrf`` then ``?orgqr``, in double precision, as ``numpy.linalg.qr`` does. numba's
+``np.linalg.qr`` refuses infinities and NaN, which NumPy factors (NaN results): calling LAPACK
+directly gives NumPy's values for them too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+import numpy as np
+
+from arignote.link.numba.dispatch.lapack import (
+    _jit,
+    check_argument,
+    fortran,
+    fortran_empty,
+    integer,
+    numpy_routine,
+    work_size,
+)
+
+
+@cache
+def qr_function(complete: bool) -> Callable:
+    """``(q, r)`` of one non-empty real matrix: ``Q`` of ``min(m, n)`` columns (``m`` when
+    ``complete``) and ``R`` the upper triangle of the first rows of ``?geqrf``'s result."""
+    geqrf, it = numpy_routine("dgeqrf", 0)
+    orgqr, _ = numpy_routine("dorgqr", 0)
+
+    @_jit
+    def qr(a):
+        m, n = a.shape
+        k = min(m, n)
+        f, tau = fortran(a, np.float64), np.zeros(max(1, k))
+        mm, nn, kk, ld = integer(m, it), integer(n, it), integer(k, it), integer(max(1, m), it)
+        info, work = integer(0, it), np.zeros(1)
+        for lwork in (-1, 0):  # a workspace query, then the call
+            if lwork == 0:
+                work = np.zeros(work_size(work))
+            lw = integer(lwork or work.size, it)
+            geqrf(
+                mm.ctypes,
+                nn.ctypes,
+                f.ctypes,
+                ld.ctypes,
+                tau.ctypes,
+                work.ctypes,
+                lw.ctypes,
+                info.ctypes,
+            )
+        check_argument(info[0])
+        cols = m if complete else k
+        r = np.triu(np.ascontiguousarray(f[:cols, :]))
+        q = fortran_empty(m, cols, np.float64)
+        q[:, :] = 0.0
+        q[:, : min(n, cols)] = f[:, : min(n, cols)]
+        qc = integer(cols, it)
+        for lwork in (-1, 0):
+            if lwork == 0:
+                work = np.zeros(work_size(work))
+            lw = integer(lwork or work.size, it)
+            orgqr(
+                mm.ctypes,
+                qc.ctypes,
+                kk.ctypes,
+                q.ctypes,
+                ld.ctypes,
+                tau.ctypes,
+                work.ctypes,
+                lw.ctypes,
+                info.ctypes,
+            )
+        check_argument(info[0])
+        return np.ascontiguousarray(q), r
+
+    return qr
