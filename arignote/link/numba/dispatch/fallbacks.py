@@ -18,12 +18,6 @@ _RANDOM_VECTOR = (
     "the product differed in the last bit 3 times and cholesky 92 times, so native draws "
     "would not be NumPy's bit for bit: perform draws in object mode"
 )
-_RANDOM_SCIPY = (
-    "drawn through SciPy's rvs: truncexpon maps uniforms through SciPy's own (Cephes) log1p "
-    "and expm1, gengamma raises gammas to 1/c with NumPy's vectorised power, neither is "
-    "guaranteed bit for bit by numba's libm calls; betabinom (all betas, then all binomials) "
-    "is not written natively yet: perform in object mode (invgamma and t are native)"
-)
 
 FALLBACKS: dict[str, str] = {
     # inner graphs (dispatch/scan.py, dispatch/builders.py)
@@ -46,10 +40,6 @@ FALLBACKS: dict[str, str] = {
             "MvNormalRV",
         ],
         _RANDOM_VECTOR,
-    ),
-    **dict.fromkeys(
-        ["BetaBinomialRV", "GenGammaRV", "TruncExponentialRV"],
-        _RANDOM_SCIPY,
     ),
     "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
