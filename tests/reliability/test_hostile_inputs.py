@@ -375,7 +375,7 @@ def test_a_masked_array_is_refused_naming_the_input():
     assert f(masked.filled(0.0)) == 4.0
 
 
-@pytest.mark.parametrize("path", ["VM", "JAX"])
+@pytest.mark.parametrize("path", ["VM", "NUMBA", "JAX"])
 def test_multivariate_normal_of_an_infinite_covariance_never_hangs(path):
     # NumPy's multivariate_normal factors the covariance by SVD (gesdd): it looped forever on
     # an infinity (entry random.multivariate_normal of the every-op sweep)

@@ -11,13 +11,6 @@ _LOOP = (
     "a loop or inner graph holding a node without a native kernel (or, for Scan, an untraced "
     "state: a random generator) runs perform (the Python VM's loop) in object mode"
 )
-_RANDOM_VECTOR = (
-    "multivariate_normal factors cov with NumPy's own LAPACK and multiplies the normals by the "
-    "factor with NumPy's matmul (its bundled OpenBLAS); numba's np.linalg and np.dot call "
-    "SciPy's OpenBLAS build instead: measured on 200 random covariances, the SVD matched but "
-    "the product differed in the last bit 3 times and cholesky 92 times, so native draws "
-    "would not be NumPy's bit for bit: perform draws in object mode"
-)
 
 FALLBACKS: dict[str, str] = {
     # inner graphs (dispatch/scan.py, dispatch/builders.py)
@@ -33,13 +26,6 @@ FALLBACKS: dict[str, str] = {
         ["Erf", "Erfc", "Erfcx", "Gamma", "Psi"],
         "complex arguments: cython_special's complex entry points take and return C complex "
         "values by value, which ctypes cannot call (float arguments are native)",
-    ),
-    # random variables (dispatch/random.py, random_vector.py)
-    **dict.fromkeys(
-        [
-            "MvNormalRV",
-        ],
-        _RANDOM_VECTOR,
     ),
     "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",

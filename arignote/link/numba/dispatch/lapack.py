@@ -105,6 +105,28 @@ def numpy_routine(name: str, characters: int) -> tuple[Any, type]:
     return compile_source(source, "call", {"routine": function}), itype
 
 
+@cache
+def numpy_cblas(name: str, restype: Any, *argtypes: Any) -> tuple[Any, type] | None:
+    """``(function, integer type)``: the CBLAS routine ``cblas_<name>`` of NumPy's bundled
+    library (the one its ``matmul`` and ``dot`` call), or None when it is not found.
+
+    ``argtypes`` are ctypes types, with ``"int"`` standing for the library's integer (enum
+    arguments, such as the order and transposition flags, are C ``int`` whatever its width).
+    """
+    found = _numpy_library()
+    if found is None:
+        return None
+    library, prefix, _, itype = found
+    wide = itype is np.int64
+    symbol = getattr(library, f"{prefix}cblas_{name}{'64_' if wide else ''}", None)
+    if symbol is None:
+        return None
+    integer = ctypes.c_int64 if wide else ctypes.c_int32
+    types = [integer if t == "int" else t for t in argtypes]
+    address = ctypes.cast(symbol, ctypes.c_void_p).value
+    return ctypes.CFUNCTYPE(restype, *types)(address), itype
+
+
 def lapack_for(name: str, dtype: str) -> Any:
     """The routine ``?name`` of ``dtype`` (``"geev"``, ``"float32"`` gives ``sgeev``)."""
     return routine(PREFIX[dtype] + name)

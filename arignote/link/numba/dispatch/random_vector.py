@@ -11,7 +11,7 @@ A kernel checks the parameters conservatively (a margin on NumPy's sum tolerance
 anything it does not accept, empty draws included, to ``perform`` in object mode, which
 raises NumPy's error or draws NumPy's numbers.
 
-``multivariate_normal`` stays a registered fallback (see ``FALLBACKS``).
+``multivariate_normal`` is in ``random_mvnormal.py``.
 """
 
 from __future__ import annotations
