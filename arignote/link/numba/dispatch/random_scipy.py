@@ -29,7 +29,9 @@ import ctypes
 import math
 from collections.abc import Callable
 
+import llvmlite.binding
 import numpy as np
+from llvmlite import ir
 
 import numba
 from arignote.graph.basic import Apply
@@ -37,6 +39,8 @@ from arignote.link.numba.dispatch.basic import compile_source, numba_funcify, ob
 from arignote.link.numba.dispatch.random import _ANY, _POSITIVE, _REFUSED, _KernelWriter, copy_rng
 from arignote.link.numba.dispatch.scipy_special import entry_point
 from arignote.tensor.random.scipy_rvs import BetaBinomialRV, GenGammaRV, TruncExponentialRV
+from numba.core import cgutils
+from numba.extending import intrinsic
 from numba.np.random.distributions import random_standard_gamma
 from numba.np.random.generator_core import next_double
 
@@ -47,34 +51,60 @@ _expm1 = entry_point("expm1", 1)
 
 # -- NumPy's float64 power loop -------------------------------------------------------------
 
-#: Offsets in NumPy's ``PyUFuncObject`` (after ``PyObject_HEAD`` and four ints): the array of
-#: loop functions, then the array of their data.
+#: Offset of the array of loop functions in NumPy's ``PyUFuncObject`` (after
+#: ``PyObject_HEAD`` and four ints).
 _FUNCTIONS_OFFSET = 32
-_LOOP = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 
 
-def ufunc_loop(ufunc: np.ufunc, types: str) -> Callable:
-    """The inner loop ``ufunc`` runs for the signature ``types`` (``"dd->d"``), as a ctypes
-    function ``loop(args, dimensions, steps, data)`` (the first such loop: NumPy's choice)."""
+def ufunc_loop_address(ufunc: np.ufunc, types: str) -> int:
+    """The address of the inner loop ``ufunc`` runs for the signature ``types`` (``"dd->d"``;
+    the first such loop, NumPy's choice), a C ``loop(args, dimensions, steps, data)``."""
     functions = ctypes.c_void_p.from_address(id(ufunc) + _FUNCTIONS_OFFSET).value
-    address = ctypes.c_void_p.from_address(functions + 8 * ufunc.types.index(types)).value
-    return _LOOP(address)
+    return ctypes.c_void_p.from_address(functions + 8 * ufunc.types.index(types)).value
 
 
-_power_loop = ufunc_loop(np.power, "dd->d")
+# The loop is called by a symbol name registered at import (as ``scipy_special`` does for
+# SciPy's functions), not through a ctypes pointer, so a kernel calling it can be cached on
+# disk: a process loading the cached module imports this one, which registers the symbol again.
+_POWER_SYMBOL = "arignote_numpy_double_power_loop"
+llvmlite.binding.add_symbol(_POWER_SYMBOL, ufunc_loop_address(np.power, "dd->d"))
+
+
+def _power_codegen(context, builder, signature, args):
+    """``np.power`` of two doubles: NumPy's loop over one entry, its operands on the stack."""
+    double, intp = ir.DoubleType(), context.get_value_type(numba.types.intp)
+    byte_pointer = ir.IntType(8).as_pointer()
+    values = cgutils.alloca_once(builder, double, size=3)
+    pointers = cgutils.alloca_once(builder, byte_pointer, size=3)
+    dims, steps = cgutils.alloca_once(builder, intp), cgutils.alloca_once(builder, intp, size=3)
+    builder.store(ir.Constant(intp, 1), dims)
+    for k in range(3):
+        cell = builder.gep(values, [ir.Constant(intp, k)])
+        if k < 2:
+            builder.store(args[k], cell)
+        builder.store(
+            builder.bitcast(cell, byte_pointer), builder.gep(pointers, [ir.Constant(intp, k)])
+        )
+        builder.store(ir.Constant(intp, 8), builder.gep(steps, [ir.Constant(intp, k)]))
+    loop_type = ir.FunctionType(
+        ir.VoidType(),
+        [byte_pointer.as_pointer(), intp.as_pointer(), intp.as_pointer(), byte_pointer],
+    )
+    loop = cgutils.get_or_insert_function(builder.module, loop_type, _POWER_SYMBOL)
+    builder.call(loop, [pointers, dims, steps, ir.Constant(byte_pointer, None)])
+    return builder.load(builder.gep(values, [ir.Constant(intp, 2)]))
+
+
+@intrinsic
+def _numpy_power(typingctx, x, y):
+    return numba.types.float64(numba.types.float64, numba.types.float64), _power_codegen
 
 
 @_jit
 def numpy_power(x, y):
-    """``np.power(x, y)`` for float64 arrays of one entry: NumPy's loop, called natively."""
-    values = np.empty(3)
-    values[0], values[1] = x, y
-    args = np.empty(3, np.intp)
-    for k in range(3):
-        args[k] = values.ctypes.data + 8 * k
-    dims, steps = np.ones(1, np.intp), np.full(3, 8, np.intp)
-    _power_loop(args.ctypes, dims.ctypes, steps.ctypes, 0)
-    return values[2]
+    """``np.power(x, y)`` of two float64 numbers, by NumPy's own loop (SVML's ``pow`` where
+    NumPy uses it), called natively."""
+    return _numpy_power(np.float64(x), np.float64(y))
 
 
 @_jit
@@ -129,17 +159,10 @@ def expm1_negated_single(b):
     return np.float64(np.float32(_expm1(-b, 0)))
 
 
-_SAMPLERS = {
-    "truncexpon_draw": truncexpon,
-    "gengamma_draw": gengamma,
-    "expm1_negated": expm1_negated,
-    "expm1_negated_single": expm1_negated_single,
-    "special_exponent": special_exponent,
-}
-
-
-def _compile(node: Apply, source: str) -> Callable:
-    namespace = {"slow": objmode_kernel(node), "copy_rng": copy_rng, **_SAMPLERS}
+def _compile(node: Apply, source: str, **helpers: Callable) -> Callable:
+    # only the helpers the kernel calls: one calling a ctypes function (NumPy's power loop,
+    # an address of this process) keeps a kernel out of the disk cache
+    namespace = {"slow": objmode_kernel(node), "copy_rng": copy_rng, **helpers}
     namespace["DT"] = np.dtype(node.outputs[1].type.dtype).type
     return compile_source(source, "kernel", namespace)
 
@@ -159,10 +182,11 @@ def _kind(var) -> str:
 @numba_funcify.register(TruncExponentialRV)
 def _truncexpon(op: TruncExponentialRV, node: Apply) -> Callable:
     b = _kind(node.inputs[2])
-    expm1 = "expm1_negated_single(x0)" if b == "single" else "expm1_negated(x0)"
     conditions = (_REFUSED if b == "refused" else _POSITIVE, _ANY, _POSITIVE)
-    call = f"truncexpon_draw(rng.bit_generator, {expm1}, x1, x2)"
-    return _compile(node, _KernelWriter(op, node).source(call, conditions, ""))
+    call = "truncexpon_draw(rng.bit_generator, expm1_negated(x0), x1, x2)"
+    source = _KernelWriter(op, node).source(call, conditions, "")
+    negated = expm1_negated_single if b == "single" else expm1_negated
+    return _compile(node, source, truncexpon_draw=truncexpon, expm1_negated=negated)
 
 
 def _quotient(node: Apply) -> str:
@@ -193,7 +217,8 @@ def _gengamma(op: GenGammaRV, node: Apply) -> Callable:
     scalar = all(p.type.ndim == 0 and p.type.dtype == "float64" for p in params)
     joint = "" if scalar else f"not special_exponent({exponent or 'x1'})"
     call = f"gengamma_draw(rng.bit_generator, {shape or 'x0'}, {exponent or 'x1'}, x2, {scalar})"
-    return _compile(node, _KernelWriter(op, node).source(call, conditions, joint))
+    source = _KernelWriter(op, node).source(call, conditions, joint)
+    return _compile(node, source, gengamma_draw=gengamma, special_exponent=special_exponent)
 
 
 # -- betabinom: every beta, then every binomial ------------------------------------------------
@@ -234,4 +259,4 @@ def _betabinom(op: BetaBinomialRV, node: Apply) -> Callable:
     return _compile(node, writer.source("", (count, _POSITIVE, _POSITIVE), ""))
 
 
-__all__ = ["numpy_power", "scalar_power", "ufunc_loop"]
+__all__ = ["numpy_power", "scalar_power", "ufunc_loop_address"]
