@@ -160,8 +160,8 @@ def expm1_negated_single(b):
 
 
 def _compile(node: Apply, source: str, **helpers: Callable) -> Callable:
-    # only the helpers the kernel calls: one calling a ctypes function (NumPy's power loop,
-    # an address of this process) keeps a kernel out of the disk cache
+    # only the helpers the kernel calls: any helper that cannot be cached on disk would keep
+    # every kernel naming it out of the cache
     namespace = {"slow": objmode_kernel(node), "copy_rng": copy_rng, **helpers}
     namespace["DT"] = np.dtype(node.outputs[1].type.dtype).type
     return compile_source(source, "kernel", namespace)
@@ -191,8 +191,8 @@ def _truncexpon(op: TruncExponentialRV, node: Apply) -> Callable:
 
 def _quotient(node: Apply) -> str:
     """``alpha / p`` in the dtype NumPy divides in (perform divides before calling SciPy)."""
-    alpha, p = (np.dtype(v.type.dtype) for v in node.inputs[2:4])
-    dtype = np.result_type(alpha, p, np.float16)  # true division of integers gives float64
+    alpha, p = (np.ones(1, v.type.dtype) for v in node.inputs[2:4])
+    dtype = np.true_divide(alpha, p).dtype
     if dtype == np.float32:
         return "np.float64(np.float32(x0) / np.float32(x1))"
     return "x0 / x1" if dtype == np.float64 else ""
@@ -200,10 +200,10 @@ def _quotient(node: Apply) -> str:
 
 def _reciprocal(node: Apply) -> str:
     """``1. / p`` as SciPy computes it (a Python float keeps a float32 ``p`` in float32)."""
-    dtype = np.dtype(node.inputs[3].type.dtype)
+    dtype = (1.0 / np.ones(1, node.inputs[3].type.dtype)).dtype
     if dtype == np.float32:
         return "np.float64(np.float32(1.0) / np.float32(x1))"
-    return "1.0 / x1" if dtype != np.float16 else ""
+    return "1.0 / x1" if dtype == np.float64 else ""
 
 
 @numba_funcify.register(GenGammaRV)
