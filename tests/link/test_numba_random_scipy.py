@@ -54,13 +54,14 @@ def test_numpy_power_is_numpy_s_float64_power_number_for_number():
     g = np.random.default_rng(0)
     x = g.standard_gamma(g.uniform(0.1, 10, 20000))
     y = 1.0 / g.uniform(0.2, 5, 20000)
-    got = numba.njit(lambda a, b: [scipy_draws.numpy_power(u, v) for u, v in zip(a, b)])(x, y)
-    np.testing.assert_array_equal(np.array(got), np.power(x, y))
-    # a NumPy scalar exponent: the loop's fast forms (x * x, sqrt, 1 / x) where they apply
-    scalar = numba.njit(lambda a, e: [scipy_draws.scalar_power(u, e) for u in a])
+    np.testing.assert_array_equal(scipy_draws.numpy_power(x, y, False), np.power(x, y))
     for exponent in (2.0, 0.5, -1.0, 1.0, 1 / 3):
-        expected = x ** np.float64(exponent)
-        np.testing.assert_array_equal(np.array(scalar(x, exponent)), expected)
+        # a NumPy scalar exponent: the loop's fast forms (x * x, sqrt, 1 / x) where they apply
+        got = scipy_draws.numpy_power(x, np.full(1, exponent), True)
+        np.testing.assert_array_equal(got, x ** np.float64(exponent))
+        # the same exponent along an array: the general power (SVML's, on AVX512 CPUs)
+        along = np.full_like(x, exponent)
+        np.testing.assert_array_equal(scipy_draws.numpy_power(x, along, False), x**along)
 
 
 # -- graph kernels against the VM --------------------------------------------------------------

@@ -12,10 +12,10 @@ with NumPy's ``Generator`` and NumPy arithmetic, which a kernel repeats number f
   NumPy's float64 ``power`` is not the C library's ``pow``: on CPUs with AVX512 it is SVML's
   vectorised ``pow`` (about one draw in 20 differs from glibc's in the last bit), and with an
   exponent broadcast along the loop (a stride of 0) equal to 2, 0.5 or -1 it is ``x * x``,
-  ``sqrt(x)`` or ``1 / x``. The kernel calls NumPy's own float64 power loop (the function the
-  ``power`` ufunc holds for ``dd->d``) one number at a time, and the fast forms where NumPy
-  takes them (every parameter 0-d: the exponent is a NumPy scalar); any other layout with a
-  special exponent goes to ``perform``.
+  ``sqrt(x)`` or ``1 / x``. The kernel draws every gamma, then runs NumPy's own float64 power
+  loop (the function the ``power`` ufunc holds for ``dd->d``) over them, with a zero step for
+  the exponent where NumPy has one (every parameter 0-d: the exponent is a NumPy scalar); any
+  other layout with a special exponent goes to ``perform``.
 
 ``rv_generic.rvs`` broadcasts the parameters first, and NumPy's loops draw one number per
 entry in C order, so a kernel loops over the batch shape in C order as the other scalar draws
@@ -26,7 +26,6 @@ without drawing (every scale 0), go to ``perform``.
 from __future__ import annotations
 
 import ctypes
-import math
 from collections.abc import Callable
 
 import llvmlite.binding
@@ -71,57 +70,38 @@ llvmlite.binding.add_symbol(_POWER_SYMBOL, ufunc_loop_address(np.power, "dd->d")
 
 
 def _power_codegen(context, builder, signature, args):
-    """``np.power`` of two doubles: NumPy's loop over one entry, its operands on the stack."""
-    double, intp = ir.DoubleType(), context.get_value_type(numba.types.intp)
+    """NumPy's float64 power loop over ``n`` entries, for ``(x, y, out, n, y_step)``: the
+    addresses of float64 arrays (``x`` and ``out`` contiguous; ``y_step`` is 8, or 0 to repeat
+    ``y[0]`` as NumPy does for a scalar exponent, where its loop takes the fast forms)."""
+    intp = context.get_value_type(numba.types.intp)
+    values = [context.cast(builder, v, t, numba.types.intp) for v, t in zip(args, signature.args)]
     byte_pointer = ir.IntType(8).as_pointer()
-    values = cgutils.alloca_once(builder, double, size=3)
     pointers = cgutils.alloca_once(builder, byte_pointer, size=3)
     dims, steps = cgutils.alloca_once(builder, intp), cgutils.alloca_once(builder, intp, size=3)
-    builder.store(ir.Constant(intp, 1), dims)
-    for k in range(3):
-        cell = builder.gep(values, [ir.Constant(intp, k)])
-        if k < 2:
-            builder.store(args[k], cell)
-        builder.store(
-            builder.bitcast(cell, byte_pointer), builder.gep(pointers, [ir.Constant(intp, k)])
-        )
-        builder.store(ir.Constant(intp, 8), builder.gep(steps, [ir.Constant(intp, k)]))
-    loop_type = ir.FunctionType(
-        ir.VoidType(),
-        [byte_pointer.as_pointer(), intp.as_pointer(), intp.as_pointer(), byte_pointer],
-    )
+    builder.store(values[3], dims)
+    for k, step in enumerate((ir.Constant(intp, 8), values[4], ir.Constant(intp, 8))):
+        at = ir.Constant(intp, k)
+        builder.store(builder.inttoptr(values[k], byte_pointer), builder.gep(pointers, [at]))
+        builder.store(step, builder.gep(steps, [at]))
+    operands = [byte_pointer.as_pointer(), intp.as_pointer(), intp.as_pointer(), byte_pointer]
+    loop_type = ir.FunctionType(ir.VoidType(), operands)
     loop = cgutils.get_or_insert_function(builder.module, loop_type, _POWER_SYMBOL)
     builder.call(loop, [pointers, dims, steps, ir.Constant(byte_pointer, None)])
-    return builder.load(builder.gep(values, [ir.Constant(intp, 2)]))
+    return context.get_dummy_value()
 
 
 @intrinsic
-def _numpy_power(typingctx, x, y):
-    return numba.types.float64(numba.types.float64, numba.types.float64), _power_codegen
+def _power_loop(typingctx, x, y, out, n, y_step):
+    return numba.types.void(x, y, out, n, y_step), _power_codegen
 
 
 @_jit
-def numpy_power(x, y):
-    """``np.power(x, y)`` of two float64 numbers, by NumPy's own loop (SVML's ``pow`` where
-    NumPy uses it), called natively."""
-    return _numpy_power(np.float64(x), np.float64(y))
-
-
-@_jit
-def scalar_power(x, y):
-    """``array ** numpy_scalar``: NumPy's loop with the exponent's stride 0 computes the
-    exponents -1, 0, 0.5, 1 and 2 without ``pow``."""
-    if y == 2.0:
-        return x * x
-    if y == 0.5:
-        return math.sqrt(x)
-    if y == -1.0:
-        return 1.0 / x
-    if y == 1.0:
-        return x
-    if y == 0.0:
-        return 1.0
-    return numpy_power(x, y)
+def numpy_power(x, y, scalar):
+    """``np.power(x, y)`` for a contiguous float64 array ``x`` and a float64 array ``y`` of
+    its size (``scalar``: ``y[0]`` only, as a NumPy scalar exponent), by NumPy's own loop."""
+    out = np.empty_like(x)
+    _power_loop(x.ctypes.data, y.ctypes.data, out.ctypes.data, x.size, 0 if scalar else 8)
+    return out
 
 
 @_jit
@@ -138,14 +118,6 @@ def truncexpon(bitgen, b_expm1, loc, scale):
     """SciPy's ``truncexpon`` draw: its ppf at NumPy's uniform (``b_expm1 = expm1(-b)``)."""
     u = next_double(bitgen)
     return -_log1p(u * b_expm1, 0) * scale + loc
-
-
-@_jit
-def gengamma(bitgen, shape, exponent, scale, fast):
-    """SciPy's ``gengamma`` draw: ``standard_gamma(shape) ** exponent * scale + 0``."""
-    r = random_standard_gamma(bitgen, shape)
-    power = scalar_power(r, exponent) if fast else numpy_power(r, exponent)
-    return power * scale + 0.0
 
 
 @_jit
@@ -206,19 +178,49 @@ def _reciprocal(node: Apply) -> str:
     return "1.0 / x1" if dtype == np.float64 else ""
 
 
+class _GenGammaWriter(_KernelWriter):
+    """A ``gengamma`` kernel: every gamma, then NumPy's power loop over all of them at once
+    (SVML's ``pow`` is vectorised: one call per draw costs ten times more), then the scale."""
+
+    def _draws(self, call: str, joint: str) -> None:
+        shape_expr, exponent, scalar = call.split("|")
+        shape = self._shape_tuple()
+        self._line(f"if {' * '.join(f'n{d}' for d in range(self.ndim)) or '1'} == 0:")
+        self._line("ok = False", 2)
+        self._line("if not ok:")
+        self._line(f"return slow(rng, size, {''.join(p + ', ' for p in self.params)})", 2)
+        for k, param in enumerate(self.params):
+            self._line(f"b{k} = np.broadcast_to({param}, {shape})")
+        if joint:
+            self._loop(shape, f"if not ({joint}):", "ok = False")
+            self._line("if not ok:")
+            self._line(f"return slow(rng, size, {''.join(p + ', ' for p in self.params)})", 2)
+        if not self.op.inplace:
+            self._line("rng = copy_rng(rng)")
+        self._line(f"r, e = np.empty({shape}), np.empty({shape})")
+        draw = f"r[idx] = standard_gamma(rng.bit_generator, {shape_expr})"
+        self._loop(shape, f"{draw}; e[idx] = {exponent}")
+        self._line(f"powers = numpy_power(r.ravel(), e.ravel(), {scalar}).reshape({shape})")
+        self._line(f"out = np.empty({shape}, DT)")
+        self._loop(shape, "out[idx] = powers[idx] * x2 + 0.0")  # SciPy's vals * scale + loc
+        self._line("return rng, out")
+
+
 @numba_funcify.register(GenGammaRV)
 def _gengamma(op: GenGammaRV, node: Apply) -> Callable:
     params = node.inputs[2:]
     shape, exponent = _quotient(node), _reciprocal(node)
     refused = not shape or not exponent or any(_kind(p) == "refused" for p in params)
     conditions = (_REFUSED if refused else _POSITIVE, _POSITIVE, _POSITIVE)
-    # every parameter 0-d and float64: the exponent is a NumPy scalar (its fast forms apply);
-    # otherwise NumPy's layout decides, and a special exponent goes to perform
+    # every parameter 0-d and float64: the exponent is a NumPy scalar (NumPy's loop then takes
+    # its fast forms, as it does here with a zero step); in other layouts a special exponent
+    # may or may not take them: perform draws it
     scalar = all(p.type.ndim == 0 and p.type.dtype == "float64" for p in params)
     joint = "" if scalar else f"not special_exponent({exponent or 'x1'})"
-    call = f"gengamma_draw(rng.bit_generator, {shape or 'x0'}, {exponent or 'x1'}, x2, {scalar})"
-    source = _KernelWriter(op, node).source(call, conditions, joint)
-    return _compile(node, source, gengamma_draw=gengamma, special_exponent=special_exponent)
+    call = f"{shape or 'x0'}|{exponent or 'x1'}|{scalar}"
+    source = _GenGammaWriter(op, node).source(call, conditions, joint)
+    helpers = {"numpy_power": numpy_power, "special_exponent": special_exponent}
+    return _compile(node, source, standard_gamma=random_standard_gamma, **helpers)
 
 
 # -- betabinom: every beta, then every binomial ------------------------------------------------
@@ -259,4 +261,4 @@ def _betabinom(op: BetaBinomialRV, node: Apply) -> Callable:
     return _compile(node, writer.source("", (count, _POSITIVE, _POSITIVE), ""))
 
 
-__all__ = ["numpy_power", "scalar_power", "ufunc_loop_address"]
+__all__ = ["numpy_power", "ufunc_loop_address"]
