@@ -34,7 +34,12 @@ from llvmlite import ir
 
 import numba
 from arignote.graph.basic import Apply
-from arignote.link.numba.dispatch.basic import compile_source, numba_funcify, objmode_kernel
+from arignote.link.numba.dispatch.basic import (
+    NotNative,
+    compile_source,
+    numba_funcify,
+    objmode_kernel,
+)
 from arignote.link.numba.dispatch.random import _ANY, _POSITIVE, _REFUSED, _KernelWriter, copy_rng
 from arignote.link.numba.dispatch.scipy_special import entry_point
 from arignote.tensor.random.scipy_rvs import BetaBinomialRV, GenGammaRV, TruncExponentialRV
@@ -53,12 +58,20 @@ _expm1 = entry_point("expm1", 1)
 #: Offset of the array of loop functions in NumPy's ``PyUFuncObject`` (after
 #: ``PyObject_HEAD`` and four ints).
 _FUNCTIONS_OFFSET = 32
+#: ... then the number of loops (an int) and, after another int, the ufunc's name.
+_NTYPES_OFFSET, _NAME_OFFSET = 48, 56
 
 
-def ufunc_loop_address(ufunc: np.ufunc, types: str) -> int:
+def ufunc_loop_address(ufunc: np.ufunc, types: str) -> int | None:
     """The address of the inner loop ``ufunc`` runs for the signature ``types`` (``"dd->d"``;
-    the first such loop, NumPy's choice), a C ``loop(args, dimensions, steps, data)``."""
-    functions = ctypes.c_void_p.from_address(id(ufunc) + _FUNCTIONS_OFFSET).value
+    the first such loop, NumPy's choice), a C ``loop(args, dimensions, steps, data)``; None
+    when the object does not have the layout read here (another NumPy or CPython build)."""
+    base = id(ufunc)
+    if ctypes.c_int.from_address(base + _NTYPES_OFFSET).value != len(ufunc.types):
+        return None
+    if ctypes.c_char_p.from_address(base + _NAME_OFFSET).value != ufunc.__name__.encode():
+        return None
+    functions = ctypes.c_void_p.from_address(base + _FUNCTIONS_OFFSET).value
     return ctypes.c_void_p.from_address(functions + 8 * ufunc.types.index(types)).value
 
 
@@ -66,7 +79,9 @@ def ufunc_loop_address(ufunc: np.ufunc, types: str) -> int:
 # SciPy's functions), not through a ctypes pointer, so a kernel calling it can be cached on
 # disk: a process loading the cached module imports this one, which registers the symbol again.
 _POWER_SYMBOL = "arignote_numpy_double_power_loop"
-llvmlite.binding.add_symbol(_POWER_SYMBOL, ufunc_loop_address(np.power, "dd->d"))
+_POWER_ADDRESS = ufunc_loop_address(np.power, "dd->d")
+if _POWER_ADDRESS is not None:
+    llvmlite.binding.add_symbol(_POWER_SYMBOL, _POWER_ADDRESS)
 
 
 def _power_codegen(context, builder, signature, args):
@@ -208,6 +223,8 @@ class _GenGammaWriter(_KernelWriter):
 
 @numba_funcify.register(GenGammaRV)
 def _gengamma(op: GenGammaRV, node: Apply) -> Callable:
+    if _POWER_ADDRESS is None:
+        raise NotNative("GenGammaRV", "NumPy's float64 power loop could not be located")
     params = node.inputs[2:]
     shape, exponent = _quotient(node), _reciprocal(node)
     refused = not shape or not exponent or any(_kind(p) == "refused" for p in params)
