@@ -112,6 +112,16 @@ def _add_arignote_numba(workload: Workload, inputs: list, outputs, args: tuple) 
     workload.calls["arignote NUMBA trust_input"] = lambda: f(*args)
 
 
+def _add_arignote_native(workload: Workload, inputs: list, outputs, args: tuple) -> None:
+    """``mode="NUMBA"`` with and without ``trust_input`` (compiled outside the timing)."""
+    if not _have("numba"):
+        return
+    for label, trust in (("arignote NUMBA", False), ("arignote NUMBA trust_input", True)):
+        f = arignote.function(inputs, outputs, mode="NUMBA", trust_input=trust)
+        f(*args)
+        workload.calls[label] = lambda f=f: f(*args)
+
+
 def _w1_arignote(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -> None:
     ttype = pt.TensorType("float64", (None,) * a_value.ndim)
     a, b = ttype("a"), ttype("b")
@@ -356,7 +366,9 @@ def workload_W4() -> Workload:
         pt.dvector("b2"),
     ]
     f = arignote.function(sym, _w4_graph(pt, arignote.grad, *sym))
+    _hot(f, x, labels, *params)
     workload.calls["arignote"] = lambda: f(x, labels, *params)
+    _add_arignote_native(workload, sym, _w4_graph(pt, arignote.grad, *sym), (x, labels, *params))
     _add_arignote_jax(workload, sym, _w4_graph(pt, arignote.grad, *sym), (x, labels, *params))
     if _have("pytensor"):
         import pytensor
