@@ -25,6 +25,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")
 
 import argparse  # noqa: E402
+import ctypes  # noqa: E402
 import importlib.util  # noqa: E402
 import platform  # noqa: E402
 import shutil  # noqa: E402
@@ -615,6 +616,8 @@ def _w7_workload(gradient: bool) -> Workload:
     trusted = arignote.function(
         sym, _w7_graph(pt, arignote.scan, arignote.grad, *sym, gradient), trust_input=True
     )
+    for g in (f, trusted):  # the default mode once its native code is swapped in
+        _hot(g, w, u, x, h0)
     workload.calls["arignote"] = lambda: f(w, u, x, h0)
     workload.calls["arignote trust_input"] = lambda: trusted(w, u, x, h0)
     _add_arignote_jax(
@@ -623,11 +626,8 @@ def _w7_workload(gradient: bool) -> Workload:
         _w7_graph(pt, arignote.scan, arignote.grad, *sym, gradient),
         (w, u, x, h0),
     )
-    if _have("numba"):
-        graph = _w7_graph(pt, arignote.scan, arignote.grad, *sym, gradient)
-        native = arignote.function(sym, graph, mode="NUMBA", trust_input=True)
-        native(w, u, x, h0)  # compiled at the first call, outside the timing
-        workload.calls["arignote NUMBA trust_input"] = lambda: native(w, u, x, h0)
+    graph = _w7_graph(pt, arignote.scan, arignote.grad, *sym, gradient)
+    _add_arignote_native(workload, sym, graph, (w, u, x, h0))
     if _have("pytensor"):
         import pytensor
         import pytensor.tensor as ptt
@@ -829,17 +829,25 @@ def batch_size(call: Callable, target_seconds: float = 0.02) -> int:
         n *= 2
 
 
-def measure(workload: Workload, rounds: int) -> dict[str, list[float]]:
+#: The clock of the timed batches: wall time, or (``--clock cpu``) the CPU time of the whole
+#: process, every thread included. On a machine shared with other work, CPU time leaves out
+#: the time the process waits for a core; it equals wall time for the single-threaded runs
+#: compared here (jax's computations run on a thread of its own, counted too).
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def measure(workload: Workload, rounds: int, clock: str = "wall") -> dict[str, list[float]]:
     """Seconds per call of each engine, one sample per interleaved round."""
+    now = CLOCKS[clock]
     sizes = {engine: batch_size(call) for engine, call in workload.calls.items()}
     samples: dict[str, list[float]] = {engine: [] for engine in workload.calls}
     for _ in range(rounds):
         for engine, call in workload.calls.items():
             n = sizes[engine]
-            start = time.perf_counter()
+            start = now()
             for _ in range(n):
                 call()
-            samples[engine].append((time.perf_counter() - start) / n)
+            samples[engine].append((now() - start) / n)
     return samples
 
 
@@ -866,6 +874,29 @@ def report(workload: Workload, samples: dict[str, list[float]]) -> str:
     return "\n".join(lines)
 
 
+def blas_cores() -> str:
+    """The kernel family each bundled OpenBLAS chose for this CPU (NumPy's, and SciPy's, which
+    numba's ``np.dot`` calls): OpenBLAS 0.3.31 does not know AMD Zen 5 (family 0x1A) and takes
+    its AVX2 "Haswell" kernels there; ``OPENBLAS_CORETYPE`` (e.g. ``SkylakeX``) overrides it."""
+    found = []
+    for package in ("numpy", "scipy"):
+        spec = importlib.util.find_spec(package)
+        libs = Path(spec.origin).parents[1] / f"{package}.libs" if spec and spec.origin else None
+        for lib in sorted(libs.glob("*openblas*.so*")) if libs and libs.is_dir() else []:
+            found.append(f"{package} {_corename(lib)}")
+    return ", ".join(found) or "unknown"
+
+
+def _corename(lib: Path) -> str:
+    handle = ctypes.CDLL(str(lib))
+    for symbol in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename"):
+        function = getattr(handle, symbol, None)
+        if function is not None:
+            function.restype = ctypes.c_char_p
+            return function().decode()
+    return "unknown"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -873,6 +904,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds (median)")
     parser.add_argument("--w9-rounds", type=int, default=1, help="interleaved rounds of W9")
+    parser.add_argument(
+        "--clock", choices=sorted(CLOCKS), default="wall", help="wall or process CPU time"
+    )
     args = parser.parse_args(argv)
     unknown = [w for w in args.workloads if w not in WORKLOADS and w not in ONE_SHOT]
     if unknown:
@@ -884,6 +918,7 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"{platform.machine()}, {os.cpu_count()} CPUs, threads: OMP={os.environ['OMP_NUM_THREADS']}"
     )
+    print(f"clock: {args.clock}; OpenBLAS kernels: {blas_cores()}")
     skipped = [name for name in ("pytensor", "jax") if not _have(name)]
     if skipped:
         print(f"not installed, skipped: {', '.join(skipped)}")
@@ -893,7 +928,7 @@ def main(argv: list[str] | None = None) -> None:
             continue
         workload = WORKLOADS[name]()
         check_agreement(workload)
-        print(report(workload, measure(workload, args.rounds)))
+        print(report(workload, measure(workload, args.rounds, args.clock)))
 
 
 if __name__ == "__main__":

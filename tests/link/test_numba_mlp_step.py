@@ -101,3 +101,38 @@ def test_mlp_step_is_numpys_and_its_tanh_derivative_is_one_fast_loop(rng):
     assert len(fused) == 1
     source = dispatch.numba_funcify(fused[0].op, fused[0]).arignote_source
     assert "vmath.tanh" in source and "vmath.cosh" in source and "np.cosh" not in source
+
+
+@pytest.mark.parametrize(
+    ("order", "shape", "layout"),
+    [
+        (("x", 0), (5,), "C"),
+        ((0, "x"), (5,), "C"),
+        (("x", "x"), (), "C"),
+        ((0, "x", 1), (2, 3), "C"),
+    ],
+)
+def test_inserting_unit_dimensions_keeps_c_order(rng, order, shape, layout):
+    x = pt.tensor("float64", shape=(None,) * len(shape))
+    view = x.dimshuffle(*order)
+    kernel = _kernel(view)
+    value = rng.normal(size=shape)
+    out = kernel(value)
+    np.testing.assert_array_equal(
+        out, np.expand_dims(value, [k for k, d in enumerate(order) if d == "x"])
+    )
+    assert np.shares_memory(out, value) or value.size == 1
+    assert kernel.nopython_signatures[0].return_type.layout == layout
+
+
+def test_unit_dimension_views_of_strided_and_dropped_dimensions(rng):
+    column = pt.tensor("float64", shape=(None, 1))
+    kernel = _kernel(column.dimshuffle(0))  # a length-1 dimension dropped
+    contiguous = rng.normal(size=(4, 1))
+    strided = rng.normal(size=(4, 2))[:, :1]  # not contiguous: the strided view
+    for value in (contiguous, strided):
+        out = kernel(value)
+        np.testing.assert_array_equal(out, value[:, 0])
+        assert np.shares_memory(out, value)
+    layouts = {s.args[0].layout: s.return_type.layout for s in kernel.nopython_signatures}
+    assert layouts == {"C": "C", "A": "A"}

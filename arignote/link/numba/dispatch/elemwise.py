@@ -21,6 +21,7 @@ from arignote.graph.basic import Apply, Constant
 from arignote.link.numba.dispatch import vmath
 from arignote.link.numba.dispatch.basic import compile_source, numba_funcify
 from arignote.link.numba.dispatch.scalar import cast, kernel_namespace, scalar_expressions
+from arignote.link.numba.dispatch.views import unit_dims_view
 from arignote.scalar import math as scalar_math
 from arignote.scalar.composite import Composite
 from arignote.tensor.elemwise import DimShuffle, Elemwise
@@ -39,6 +40,7 @@ FAST_FUNCTIONS = {
 #: Fast functions exact only inside a range: ``vmath.trig_outside`` counts the rest.
 _GUARDED = {"sin", "cos"}
 _FAST_DTYPES = {"float32", "float64"}
+_VIEWS = {"unit_dims_view": unit_dims_view}
 
 
 @numba_funcify.register(Elemwise)
@@ -190,10 +192,13 @@ def _dimshuffle(op: DimShuffle, node: Apply) -> Callable:
     """A view: transpose the kept dimensions, then reshape to insert/drop length-1 ones.
 
     Reshaping a transposed (non-contiguous) array is not a view in numba, so the kernel builds
-    the view's strides itself with ``as_strided``. A full reversal of the axes (the matrix
-    transpose of gradients, ``x.T @ g``) is ``x.T`` instead: numba types it Fortran-contiguous
-    when ``x`` is C-contiguous, so ``np.dot`` hands it to BLAS with a transpose flag, where the
-    ``as_strided`` view (of unknown layout) would be copied to C order first.
+    the view's strides itself with ``as_strided``. Two cases keep a layout numba can see:
+
+    * without a transpose, a C-contiguous input is reshaped (:func:`.views.unit_dims_view`):
+      the view stays C-contiguous, so the loops reading it vectorise (layout A would not);
+    * a full reversal of the axes (the matrix transpose of gradients, ``x.T @ g``) is ``x.T``:
+      numba types it Fortran-contiguous when ``x`` is C-contiguous, so ``np.dot`` hands it to
+      BLAS with a transpose flag, where the ``as_strided`` view would be copied first.
     """
     ndim = node.inputs[0].type.ndim
     if ndim >= 2 and list(op.new_order) == list(range(ndim - 1, -1, -1)):
@@ -202,6 +207,10 @@ def _dimshuffle(op: DimShuffle, node: Apply) -> Callable:
     stride_terms = ["0" if d == "x" else f"x.strides[{d}]" for d in op.new_order]
     shape = "(" + "".join(s + ", " for s in shape_terms) + ")"
     strides = "(" + "".join(s + ", " for s in stride_terms) + ")"
+    kept = [d for d in op.new_order if d != "x"]
+    if kept == sorted(kept):  # only length-1 dimensions inserted or dropped: C stays C
+        view = f"unit_dims_view(x, {shape}, {strides})"
+        return compile_source(f"def kernel(x):\n    return {view}\n", "kernel", _VIEWS)
     source = (
         "def kernel(x):\n"
         f"    return np.lib.stride_tricks.as_strided(x, shape={shape}, strides={strides})\n"
