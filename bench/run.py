@@ -25,7 +25,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")
 
 import argparse  # noqa: E402
-import ctypes  # noqa: E402
 import importlib.util  # noqa: E402
 import platform  # noqa: E402
 import shutil  # noqa: E402
@@ -41,6 +40,9 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from blas_cores import blas_cores  # noqa: E402
 
 import arignote  # noqa: E402
 import arignote.tensor as pt  # noqa: E402
@@ -101,18 +103,6 @@ def _add_default_tiers(workload: Workload, inputs: list, outputs, args: tuple) -
             workload.calls[label + suffix] = lambda f=f: f(*args)
 
 
-# -- W1: per-call overhead of a tiny elementwise function -----------------------------------------
-
-
-def _add_arignote_numba(workload: Workload, inputs: list, outputs, args: tuple) -> None:
-    """arignote's native mode (compiled at a first call outside the timing), when numba is there."""
-    if not _have("numba"):
-        return
-    f = arignote.function(inputs, outputs, mode="NUMBA", trust_input=True)
-    f(*args)
-    workload.calls["arignote NUMBA trust_input"] = lambda: f(*args)
-
-
 def _add_arignote_native(workload: Workload, inputs: list, outputs, args: tuple) -> None:
     """``mode="NUMBA"`` with and without ``trust_input`` (compiled outside the timing)."""
     if not _have("numba"):
@@ -121,6 +111,9 @@ def _add_arignote_native(workload: Workload, inputs: list, outputs, args: tuple)
         f = arignote.function(inputs, outputs, mode="NUMBA", trust_input=trust)
         f(*args)
         workload.calls[label] = lambda f=f: f(*args)
+
+
+# -- W1: per-call overhead of a tiny elementwise function -----------------------------------------
 
 
 def _w1_arignote(a_value: np.ndarray, b_value: np.ndarray, workload: Workload) -> None:
@@ -298,7 +291,7 @@ def workload_W3(n: int = 10**7) -> Workload:
     f = arignote.function([xs, ys, zs], _w3_expression(pt, xs, ys, zs))
     workload.calls["arignote"] = lambda: f(x, y, z)
     _add_arignote_jax(workload, [xs, ys, zs], _w3_expression(pt, xs, ys, zs), (x, y, z))
-    _add_arignote_numba(workload, [xs, ys, zs], _w3_expression(pt, xs, ys, zs), (x, y, z))
+    _add_arignote_native(workload, [xs, ys, zs], _w3_expression(pt, xs, ys, zs), (x, y, z))
     if _have("pytensor"):
         import pytensor
         import pytensor.tensor as ptt
@@ -358,14 +351,8 @@ def workload_W4() -> Workload:
     x, labels, params = _w4_data()
     workload = Workload("W4 MLP step (256x784 -> 256 tanh -> 10 softmax), loss + 4 grads", "ms")
     workload.calls["numpy eager"] = lambda: _w4_numpy(x, labels, params)
-    sym = [
-        pt.dmatrix("x"),
-        pt.dmatrix("t"),
-        pt.dmatrix("w1"),
-        pt.dvector("b1"),
-        pt.dmatrix("w2"),
-        pt.dvector("b2"),
-    ]
+    sym = [pt.dmatrix("x"), pt.dmatrix("t"), pt.dmatrix("w1"), pt.dvector("b1")]
+    sym += [pt.dmatrix("w2"), pt.dvector("b2")]
     f = arignote.function(sym, _w4_graph(pt, arignote.grad, *sym))
     _hot(f, x, labels, *params)
     workload.calls["arignote"] = lambda: f(x, labels, *params)
@@ -476,7 +463,7 @@ def workload_W8() -> Workload:
         # the same function computed stably by JAX itself: the fair anchor for a finite result
         stable = jax.jit(lambda a: jax.scipy.special.logsumexp(a, axis=1))
         workload.calls["jax jit logsumexp"] = lambda: stable(x).block_until_ready()
-    _add_arignote_numba(workload, [xs], pt.log(pt.sum(pt.exp(xs), axis=1)), (x,))
+    _add_arignote_native(workload, [xs], pt.log(pt.sum(pt.exp(xs), axis=1)), (x,))
     workload.tolerant = True  # engines may be wrong here: report it, do not stop
     return workload
 
@@ -829,10 +816,8 @@ def batch_size(call: Callable, target_seconds: float = 0.02) -> int:
         n *= 2
 
 
-#: The clock of the timed batches: wall time, or (``--clock cpu``) the CPU time of the whole
-#: process, every thread included. On a machine shared with other work, CPU time leaves out
-#: the time the process waits for a core; it equals wall time for the single-threaded runs
-#: compared here (jax's computations run on a thread of its own, counted too).
+#: Wall time, or the process's CPU time (all threads): on a shared machine it leaves out the
+#: waits for a core, and equals wall time for the single-threaded runs compared here.
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
@@ -872,29 +857,6 @@ def report(workload: Workload, samples: dict[str, list[float]]) -> str:
             f"{seconds / anchor:>6.2f}x {best / anchor_min:>9.2f}x"
         )
     return "\n".join(lines)
-
-
-def blas_cores() -> str:
-    """The kernel family each bundled OpenBLAS chose for this CPU (NumPy's, and SciPy's, which
-    numba's ``np.dot`` calls): OpenBLAS 0.3.31 does not know AMD Zen 5 (family 0x1A) and takes
-    its AVX2 "Haswell" kernels there; ``OPENBLAS_CORETYPE`` (e.g. ``SkylakeX``) overrides it."""
-    found = []
-    for package in ("numpy", "scipy"):
-        spec = importlib.util.find_spec(package)
-        libs = Path(spec.origin).parents[1] / f"{package}.libs" if spec and spec.origin else None
-        for lib in sorted(libs.glob("*openblas*.so*")) if libs and libs.is_dir() else []:
-            found.append(f"{package} {_corename(lib)}")
-    return ", ".join(found) or "unknown"
-
-
-def _corename(lib: Path) -> str:
-    handle = ctypes.CDLL(str(lib))
-    for symbol in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename"):
-        function = getattr(handle, symbol, None)
-        if function is not None:
-            function.restype = ctypes.c_char_p
-            return function().decode()
-    return "unknown"
 
 
 def main(argv: list[str] | None = None) -> None:
