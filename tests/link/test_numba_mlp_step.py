@@ -1,6 +1,7 @@
-"""Native code of a training step (the W4 benchmark's MLP): the transposes of its gradients
-reach BLAS as Fortran-ordered views (no copy), the derivative of tanh is one vectorised loop,
-and the step's loss and gradients are NumPy's."""
+"""Native code of the W4 and W7 benchmarks' steps: the transposes of an MLP's gradients
+reach BLAS as Fortran-ordered views (no copy), views adding unit dimensions stay C-contiguous,
+the derivative of tanh is one vectorised loop, the step's loss and gradients are NumPy's, and
+a tiered RNN (an in-place gradient loop on the VM) goes native."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 
 import arignote
 import arignote.tensor as pt
+from arignote.compile.mode import Mode
 from arignote.link.jit import JITRunner
+from arignote.link.tiered import TieredLinker
 
 numba = pytest.importorskip("numba")
 numba_backend = pytest.importorskip("arignote.link.numba")
@@ -136,3 +139,29 @@ def test_unit_dimension_views_of_strided_and_dropped_dimensions(rng):
         assert np.shares_memory(out, value)
     layouts = {s.args[0].layout: s.return_type.layout for s in kernel.nopython_signatures}
     assert layouts == {"C": "C", "A": "A"}
+
+
+def test_tiered_rnn_with_an_in_place_scan_goes_native(rng, tmp_path, monkeypatch):
+    """The default mode's VM graph writes a gradient loop's buffer in place; the native
+    version runs it out of place (``Scan.with_inplace(())``) instead of staying on the VM."""
+    monkeypatch.setenv("ARIGNOTE_CACHE_DIR", str(tmp_path))
+    w, x, h0 = pt.dmatrix("w"), pt.dmatrix("x"), pt.dvector("h0")
+    hs = arignote.scan(
+        lambda x_t, h, w: pt.tanh(pt.dot(w, h) + x_t),
+        sequences=x,
+        outputs_info=h0,
+        non_sequences=[w],
+        return_updates=False,
+    )
+    cost = hs[-1].sum()
+    mode = Mode(TieredLinker(hot_calls=2, hot_seconds=1e9), "fast_run")
+    f = arignote.function([w, x, h0], [cost, arignote.grad(cost, w)], mode=mode)
+    assert any(getattr(n.op, "destroy_map", None) for n in f.maker.fgraph.apply_nodes)
+    values = [rng.normal(size=(4, 4)) / 2, rng.normal(size=(6, 4)), rng.normal(size=4)]
+    expected = arignote.function([w, x, h0], [cost, arignote.grad(cost, w)], mode="VM")(*values)
+    for _ in range(3):
+        f(*values)
+    assert f.runner.wait(300), f.runner.native_error
+    assert f.runner.is_native
+    for got, want in zip(f(*values), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
