@@ -20,9 +20,9 @@ numba = pytest.importorskip("numba")
 vmath = pytest.importorskip("arignote.link.numba.dispatch.vmath")
 llvm = pytest.importorskip("llvmlite.binding")
 
-NAMES = ["exp", "expm1", "log", "log1p", "sin", "cos", "tanh"]
+NAMES = ["exp", "expm1", "log", "log1p", "sin", "cos", "tanh", "cosh"]
 #: Largest error in ulps against NumPy (NumPy's own error, up to ~1 ulp, included).
-BOUND = {"exp": 2, "expm1": 3, "log": 2, "log1p": 2, "sin": 3, "cos": 3, "tanh": 4}
+BOUND = {"exp": 2, "expm1": 3, "log": 2, "log1p": 2, "sin": 3, "cos": 3, "tanh": 4, "cosh": 2}
 
 
 def _loop(name: str):
@@ -57,6 +57,7 @@ def _arguments(name: str) -> np.ndarray:
         "sin": rng.uniform(-vmath.TRIG_LIMIT, vmath.TRIG_LIMIT, 4000),
         "cos": rng.uniform(-vmath.TRIG_LIMIT, vmath.TRIG_LIMIT, 4000),
         "tanh": rng.uniform(-30, 30, 4000),
+        "cosh": rng.uniform(-710.47, 710.47, 4000),  # cosh overflows near 710.476
     }[name]
     near = np.concatenate([rng.normal(size=2000), rng.uniform(-1e-8, 1e-8, 500)])
     if name == "log":

@@ -66,6 +66,9 @@ def without_inplace(fgraph: FunctionGraph) -> FunctionGraph | None:
 
 def out_of_place(op: Any) -> Any:
     """``op`` without its in-place flag (``inplace`` or ``inplace_pattern`` prop), or None."""
+    with_inplace = getattr(op, "with_inplace", None)
+    if callable(with_inplace):  # an op built from its inner graph (Scan): no props constructor
+        return with_inplace(())
     props = getattr(op, "__props__", ())
     if "inplace_pattern" in props:
         return type(op)(**{**op._props_dict(), "inplace_pattern": {}})

@@ -13,17 +13,30 @@ from arignote.link.numba.dispatch.basic import compile_source, numba_funcify
 from arignote.link.numba.dispatch.products import check_blas
 from arignote.tensor.blas import Gemm, Gemv, Ger
 
+#: The product goes straight into the result (``np.dot``'s ``out``), scaled there in one
+#: loop: no temporary for the product nor for the scaled sum (this runs at every step of a
+#: scan's loop, e.g. an RNN's ``W h + U x``).
 _SCALED_PRODUCT = """
 def kernel(z, alpha, x, y, beta):
     a = alpha[()]
     b = beta[()]
-    product = np.dot(x, y)
-    if product.shape != z.shape:
+    if {product_shape} != z.shape:
         raise ValueError("{name}: shapes do not match")
     out = np.empty(z.shape, dtype=z.dtype)
-    out[...] = b * z + a * product
+    np.dot(x, y, out)
+{loop}
     return out
 """
+
+_SCALE_LOOPS = {
+    1: """    for i in range(out.shape[0]):
+        out[i] = b * z[i] + a * out[i]""",
+    2: """    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = b * z[i, j] + a * out[i, j]""",
+}
+_PRODUCT_SHAPES = {1: "(x.shape[0],)", 2: "(x.shape[0], y.shape[1])"}
+
 
 _GER = """
 def kernel(a, alpha, x, y):
@@ -47,7 +60,11 @@ def _blas_dtypes(node: Apply) -> None:
 @numba_funcify.register(Gemv)
 def _gemm(op, node: Apply) -> Callable:
     _blas_dtypes(node)
-    return compile_source(_SCALED_PRODUCT.format(name=type(op).__name__), "kernel", {})
+    ndim = node.outputs[0].type.ndim
+    source = _SCALED_PRODUCT.format(
+        name=type(op).__name__, product_shape=_PRODUCT_SHAPES[ndim], loop=_SCALE_LOOPS[ndim]
+    )
+    return compile_source(source, "kernel", {})
 
 
 @numba_funcify.register(Ger)

@@ -5,7 +5,7 @@ expression of its op (every inner node of a Composite, in order) in the innermos
 temporaries, one pass over the data. A dimension is broadcast only where an input's static
 length is 1, as in ``Elemwise.perform``; other lengths must agree at run time.
 
-exp, expm1, log, log1p, sin, cos and tanh of float32/float64 values are computed by the
+exp, expm1, log, log1p, sin, cos, tanh and cosh of float32/float64 values are computed by the
 call-free functions of :mod:`.vmath` (:data:`FAST_FUNCTIONS`), so that LLVM vectorises the
 loop when the arrays are contiguous (numba specialises each kernel for the layouts it is
 called with). sin and cos are exact there only for moderate arguments: the loop counts the
@@ -21,6 +21,7 @@ from arignote.graph.basic import Apply, Constant
 from arignote.link.numba.dispatch import vmath
 from arignote.link.numba.dispatch.basic import compile_source, numba_funcify
 from arignote.link.numba.dispatch.scalar import cast, kernel_namespace, scalar_expressions
+from arignote.link.numba.dispatch.views import unit_dims_view
 from arignote.scalar import math as scalar_math
 from arignote.scalar.composite import Composite
 from arignote.tensor.elemwise import DimShuffle, Elemwise
@@ -34,10 +35,12 @@ FAST_FUNCTIONS = {
     scalar_math.Sin: "sin",
     scalar_math.Cos: "cos",
     scalar_math.Tanh: "tanh",
+    scalar_math.Cosh: "cosh",
 }
 #: Fast functions exact only inside a range: ``vmath.trig_outside`` counts the rest.
 _GUARDED = {"sin", "cos"}
 _FAST_DTYPES = {"float32", "float64"}
+_VIEWS = {"unit_dims_view": unit_dims_view}
 
 
 @numba_funcify.register(Elemwise)
@@ -189,14 +192,25 @@ def _dimshuffle(op: DimShuffle, node: Apply) -> Callable:
     """A view: transpose the kept dimensions, then reshape to insert/drop length-1 ones.
 
     Reshaping a transposed (non-contiguous) array is not a view in numba, so the kernel builds
-    the view's strides itself with ``as_strided``.
+    the view's strides itself with ``as_strided``. Two cases keep a layout numba can see:
+
+    * without a transpose, a C-contiguous input is reshaped (:func:`.views.unit_dims_view`):
+      the view stays C-contiguous, so the loops reading it vectorise (layout A would not);
+    * a full reversal of the axes (the matrix transpose of gradients, ``x.T @ g``) is ``x.T``:
+      numba types it Fortran-contiguous when ``x`` is C-contiguous, so ``np.dot`` hands it to
+      BLAS with a transpose flag, where the ``as_strided`` view would be copied first.
     """
-    kept = [d for d in op.new_order if d != "x"]
+    ndim = node.inputs[0].type.ndim
+    if ndim >= 2 and list(op.new_order) == list(range(ndim - 1, -1, -1)):
+        return compile_source("def kernel(x):\n    return x.T\n", "kernel", {})
     shape_terms = ["1" if d == "x" else f"x.shape[{d}]" for d in op.new_order]
     stride_terms = ["0" if d == "x" else f"x.strides[{d}]" for d in op.new_order]
-    del kept
     shape = "(" + "".join(s + ", " for s in shape_terms) + ")"
     strides = "(" + "".join(s + ", " for s in stride_terms) + ")"
+    kept = [d for d in op.new_order if d != "x"]
+    if kept == sorted(kept):  # only length-1 dimensions inserted or dropped: C stays C
+        view = f"unit_dims_view(x, {shape}, {strides})"
+        return compile_source(f"def kernel(x):\n    return {view}\n", "kernel", _VIEWS)
     source = (
         "def kernel(x):\n"
         f"    return np.lib.stride_tricks.as_strided(x, shape={shape}, strides={strides})\n"

@@ -1,4 +1,4 @@
-"""Vectorisable exp, log, log1p, expm1, sin, cos and tanh for the loops of native kernels.
+"""Vectorisable exp, log, log1p, expm1, sin, cos, tanh and cosh for native kernels' loops.
 
 Numba calls the C library for ``np.exp`` and its kin: one scalar call per element, which
 keeps LLVM from vectorising the loop (the SVML vector library is only used by an
@@ -17,11 +17,11 @@ accurate than a float32 kernel and still vectorises):
 * reconstruction with exact operations (a power of two built from its bits).
 
 Errors measured against mpmath (120 bits) over wide ranges: at most 0.9 ulp for exp, 0.75 for
-log, 1.1 for log1p, 1.7 for expm1, 1.8 for sin and cos, 2.5 for tanh (NumPy's: 0.5 to 0.85;
-``tests/link/test_numba_vmath.py`` bounds the distance to NumPy). Special values (inf, nan, +-0,
-denormal arguments and results) give NumPy's results. sin and cos reduce exactly only for
-``|x| <= TRIG_LIMIT``: a loop using them counts the arguments outside (``trig_outside``) and
-runs again through the C library when there are any (see ``elemwise.py``).
+log, 1.1 for log1p, 1.7 for expm1, 1.8 for sin and cos, 2.5 for tanh, 1.0 for cosh (NumPy's:
+0.5 to 0.85; ``tests/link/test_numba_vmath.py`` bounds the distance to NumPy). Special values
+(inf, nan, +-0, denormal arguments and results) give NumPy's results. sin and cos reduce exactly
+only for ``|x| <= TRIG_LIMIT``: a loop using them counts the arguments outside
+(``trig_outside``) and runs again through the C library when there are any (see ``elemwise.py``).
 
 Only floating-point contraction (``fma``) is allowed (``fastmath={"contract"}``): it only
 removes roundings; no reassociation, so values do not depend on the vector width (except
@@ -140,12 +140,18 @@ def exp(x):
     x = np.float64(x)
     xc = x if x < 750.0 else 750.0  # NaN also becomes 750: selected away below
     xc = xc if xc > -750.0 else -750.0
-    n, r = _reduce_ln2(xc)
-    k = np.int64(n)
+    y = _exp_scaled(xc, 0)
+    return y if x == x else x
+
+
+@numba.njit(fastmath=_FLAGS, inline="always")
+def _exp_scaled(x, shift):
+    """e^x * 2^shift for x in [-750, 750] and a small integer ``shift`` (exact scaling)."""
+    n, r = _reduce_ln2(x)
+    k = np.int64(n) + shift
     half = k >> 1
     # 2^k in two factors: each stays normal, and a subnormal result is rounded once
-    y = ((_expm1_reduced(r) + 1.0) * _pow2(half)) * _pow2(k - half)
-    return y if x == x else x
+    return ((_expm1_reduced(r) + 1.0) * _pow2(half)) * _pow2(k - half)
 
 
 @numba.njit(fastmath=_FLAGS, inline="always")
@@ -323,3 +329,17 @@ def tanh(x):
     x = np.float64(x)
     e = expm1(-2.0 * abs(x))
     return math.copysign(_div(-e, e + 2.0), x)
+
+
+# -- cosh ---------------------------------------------------------------------------------------
+
+
+@numba.njit(fastmath=_FLAGS, inline="always")
+def cosh(x):
+    """cosh(x) = e^|x|/2 + e^-|x|/2: two positive terms, no cancellation; the halving is exact
+    (in the exponent), so e^|x|/2 stays finite up to cosh's own overflow near 710.48."""
+    x = np.float64(x)
+    a = abs(x)
+    ac = a if a < 750.0 else 750.0  # NaN also becomes 750: selected away below
+    y = _exp_scaled(ac, -1) + _exp_scaled(-ac, -1)
+    return y if x == x else x
