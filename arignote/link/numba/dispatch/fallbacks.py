@@ -3,14 +3,15 @@
 Keys are op class names (for elementwise ops and reductions: the scalar op class), values the
 reason. ``tests/link/test_numba_op_db.py`` fails on any object-mode node of the op database
 whose key is not here, and on a key no entry needs any more, so the list is exact.
+
+Loops and inner graphs (``Scan``, ``IndexMap``, ``OpFromGraph``) have no key: they are always
+native, and an inner node of theirs without a native kernel runs in object mode inside the
+native loop, reported under that node's own key (``basic.InnerObjectMode``). A graph holding a
+value native code cannot take (float16), inner graphs included, runs on the VM as a whole.
 """
 
 from __future__ import annotations
 
-_LOOP = (
-    "a loop or inner graph holding a node without a native kernel (or, for Scan, an untraced "
-    "state: a random generator) runs perform (the Python VM's loop) in object mode"
-)
 _RANDOM_VECTOR = (
     "multivariate_normal factors cov with NumPy's own LAPACK and multiplies the normals by the "
     "factor with NumPy's matmul (its bundled OpenBLAS); numba's np.linalg and np.dot call "
@@ -26,9 +27,6 @@ _RANDOM_SCIPY = (
 )
 
 FALLBACKS: dict[str, str] = {
-    # inner graphs (dispatch/scan.py, dispatch/builders.py)
-    "Scan": _LOOP,
-    "OpFromGraph": _LOOP,
     # scalar ops inside Elemwise (the whole elementwise node falls back)
     "Angle": (
         "complex64 angle: NumPy computes it with its own vectorised single-precision atan2, "
