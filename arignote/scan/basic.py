@@ -425,18 +425,21 @@ class _Loop:
 
     def collect_shared_updates(self, updates: dict, serial: int) -> None:
         """Shared variables updated in the loop become fed-back states: those in ``updates``
-        and those with a default update made by ``fn`` (random generators of its draws: made
-        by ``fn``, or made before and given to a draw as ``rng=``, which sets their default
-        update to the step's next state). Such a default update is a variable of the step
-        graph: the loop's own update replaces it."""
+        and those created by ``fn`` with a default update (random generators of its draws).
+
+        A generator made before and given to a draw in ``fn`` as ``rng=`` got the step's next
+        state as default update, a variable of the step graph that means nothing outside it:
+        it is dropped (the loop's update, if ``updates`` has one, advances the generator;
+        without one the generator is a non-sequence and every step draws the same numbers,
+        as in PyTensor)."""
         pending = dict(updates)
         for var in graph_inputs(self._graphs() + list(pending.values())):
-            if not isinstance(var, SharedVariable):
+            if not isinstance(var, SharedVariable) or var.default_update is None:
                 continue
-            made_here = _created_since(var, serial) or _made_by_step(var.default_update, serial)
-            if not made_here or var.default_update is None:
+            if _created_since(var, serial):
+                pending.setdefault(var, var.default_update)
+            elif not _made_by_step(var.default_update, serial):
                 continue
-            pending.setdefault(var, var.default_update)
             var.default_update = None  # the loop updates it now, not each call
         for var, update in pending.items():
             placeholder = var.type()
