@@ -7,7 +7,8 @@ whose key is not here, and on a key no entry needs any more, so the list is exac
 Loops and inner graphs (``Scan``, ``IndexMap``, ``OpFromGraph``) have no key: they are always
 native, and an inner node of theirs without a native kernel runs in object mode inside the
 native loop, reported under that node's own key (``basic.InnerObjectMode``). A graph holding a
-value native code cannot take (float16), inner graphs included, runs on the VM as a whole.
+value native code cannot take (float16, a slice made by ``make_slice`` and returned as is),
+inner graphs included, runs on the VM as a whole, so such ops have no key either.
 """
 
 from __future__ import annotations
@@ -51,9 +52,6 @@ FALLBACKS: dict[str, str] = {
     ),
     "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
-    "MakeSlice": "its output is a Python slice object (a graph value returned by a "
-    "function), which numba cannot build: indexing with make_slice reads the bounds when the "
-    "graph is built and never runs this node",
     "Print": "its point is calling global_fn (by default Python's print of the value's "
     "attributes), an arbitrary Python callable: perform runs in object mode, the value "
     "passes through unchanged",
