@@ -47,6 +47,11 @@ def _created_since(var: Variable, serial: int) -> bool:
     return int(var.auto_name[5:]) > serial
 
 
+def _made_by_step(update: Variable | None, serial: int) -> bool:
+    """Whether a default update is a variable the step function made (None: there is none)."""
+    return update is not None and update.owner is not None and _created_since(update, serial)
+
+
 def _tap_name(base: Variable, k: int) -> str | None:
     if getattr(base, "name", None) is None:
         return None
@@ -420,14 +425,22 @@ class _Loop:
 
     def collect_shared_updates(self, updates: dict, serial: int) -> None:
         """Shared variables updated in the loop become fed-back states: those in ``updates``
-        and those created by ``fn`` with a default update (random generators of draws)."""
+        and those created by ``fn`` with a default update (random generators of its draws).
+
+        A generator made before and given to a draw in ``fn`` as ``rng=`` got the step's next
+        state as default update, a variable of the step graph that means nothing outside it:
+        it is dropped (the loop's update, if ``updates`` has one, advances the generator;
+        without one the generator is a non-sequence and every step draws the same numbers,
+        as in PyTensor)."""
         pending = dict(updates)
         for var in graph_inputs(self._graphs() + list(pending.values())):
-            if not isinstance(var, SharedVariable) or var in pending:
+            if not isinstance(var, SharedVariable) or var.default_update is None:
                 continue
-            if _created_since(var, serial) and var.default_update is not None:
-                pending[var] = var.default_update
-                var.default_update = None  # the loop updates it now, not each call
+            if _created_since(var, serial):
+                pending.setdefault(var, var.default_update)
+            elif not _made_by_step(var.default_update, serial):
+                continue
+            var.default_update = None  # the loop updates it now, not each call
         for var, update in pending.items():
             placeholder = var.type()
             placeholder.name = f"{var.name}_copy" if var.name else None
@@ -456,6 +469,10 @@ class _Loop:
                 )
             self.non_seqs.append(var)
             known.add(var)
+        # a shared variable updated by the loop is a state: the step reads it as the state's
+        # placeholder, not as a non-sequence too (one inner input per variable)
+        states = {*self.shared_traced, *self.shared_untraced}
+        self.non_seqs = [v for v in self.non_seqs if v not in states]
         for var in self.non_seqs:
             placeholder = var.type()
             placeholder.name = f"{var.name}_copy" if var.name else None

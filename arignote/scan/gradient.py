@@ -268,10 +268,14 @@ class _Reverse:
             for u, x in enumerate(self.inputs[first : first + len(self.x_untraced)])
         ]
         accumulators = iter(accumulators)
-        for v, p in zip(self.nonseqs, self.x_nonseqs):
-            grads.append(
-                _last_state(next(accumulators)) if p in self.diff_nonseqs else _zeros_grad(v)
-            )
+        first += len(self.x_untraced)
+        for k, (v, p) in enumerate(zip(self.nonseqs, self.x_nonseqs)):
+            if p in self.diff_nonseqs:
+                grads.append(_last_state(next(accumulators)))
+            elif isinstance(v.type, TensorType):
+                grads.append(_zeros_grad(v))
+            else:  # a generator given as non-sequence too (PyTensor's updates pattern)
+                grads.append(grad_undefined(self.op, first + k, v, "not a tensor (a generator)"))
         return grads
 
     def _init_grad(self, j: int, init: Variable, window: Variable) -> Variable:

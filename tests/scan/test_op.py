@@ -347,3 +347,29 @@ def test_inner_graph_accessors():
     twin = op.clone()
     assert twin == op and twin.inner_inputs[0] is not op.inner_inputs[0]
     assert float(op.fn(np.array(2.0), np.array(3.0))[0]) == 6.0
+
+
+def test_shared_generator_given_to_a_step_draw_as_rng():
+    """A draw given a shared generator (``rng=``) sets its default update to the step's next
+    state: the front end drops it (no inner variable leaks into compiled functions). With the
+    update in the step's updates dictionary (PyTensor's pattern) the generator is one state of
+    the loop, not also a non-sequence, and gradients of other inputs go through the draws."""
+    rng = arignote.shared(np.random.default_rng(3))
+    fixed, _ = arignote.scan(lambda r: pt.random.normal(rng=r), non_sequences=rng, n_steps=4)
+    assert rng.default_update is None
+    assert len(set(arignote.function([], fixed)().tolist())) == 1
+
+    def step(r, w):
+        next_rng, draw = pt.random.normal(rng=r, size=(2,)).owner.outputs
+        return draw * w, {r: next_rng}
+
+    w = pt.dvector("w")
+    out, updates = arignote.scan(step, non_sequences=[rng, w], n_steps=3)
+    assert rng.default_update is None and list(updates) == [rng]
+    node = out.owner
+    assert isinstance(node.op, Scan)
+    assert node.op.info.n_untraced == 1 and node.op.info.n_nonseqs == 1
+    f = arignote.function([w], [out, arignote.grad(out.sum(), w)], updates=updates)
+    first, second = f(np.ones(2)), f(np.ones(2))
+    assert not np.array_equal(first[0], second[0])  # the update advanced the generator
+    np.testing.assert_allclose(second[1], second[0].sum(axis=0))  # d/dw sum(draw * w)

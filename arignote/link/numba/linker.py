@@ -15,7 +15,7 @@ and ``runner.fallbacks`` says which nodes did not run natively, and why.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -23,9 +23,12 @@ import numpy as np
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.codegen import CodeBuilder
 from arignote.graph.fg import FunctionGraph
+from arignote.graph.op import HasInnerGraph
+from arignote.graph.traversal import vars_between
 from arignote.link.jit import JITLinker, JITRunner
 from arignote.link.numba.cache import load_function
 from arignote.link.numba.dispatch import (
+    InnerObjectMode,
     NotNative,
     compile_source,
     constant_expression,
@@ -36,6 +39,7 @@ from arignote.link.numba.dispatch import (
 from arignote.link.numba.dispatch.inner import graph_function, is_lazy_graph
 from arignote.link.numba.dispatch.random import drawing_form
 from arignote.link.vm import VMLinker
+from arignote.scalar.basic import ScalarOp
 from arignote.tensor.type import TensorType
 
 #: Value types that cannot enter native code: a graph with one as input or output runs on the
@@ -100,8 +104,9 @@ def _zero_d_dtype(var: Variable) -> np.dtype | str | None:
 
 def whole_graph_fallback(fgraph: FunctionGraph) -> str | None:
     """Why ``fgraph`` cannot run natively as a whole (None when it can): some value in it
-    (an input, an output, a constant or an intermediate) cannot enter native code."""
-    for var in fgraph.variables:
+    (an input, an output, a constant or an intermediate, also one of the inner graph of a loop
+    or an ``OpFromGraph``, which native code holds too) cannot enter native code."""
+    for var in _all_variables(fgraph.variables):
         reason = WHOLE_GRAPH_FALLBACKS.get(type(var.type).__name__)
         if reason is not None:
             return f"{var.type}: {reason}"
@@ -110,6 +115,20 @@ def whole_graph_fallback(fgraph: FunctionGraph) -> str | None:
         except NotNative as err:
             return str(err)
     return None
+
+
+def _all_variables(variables: Iterable[Variable], seen: set | None = None) -> Iterator[Variable]:
+    """``variables`` and those of the inner graphs of their owners, recursively (``seen``:
+    the ids of the ops whose inner graphs were walked already)."""
+    seen = set() if seen is None else seen
+    for var in variables:
+        yield var
+        op = var.owner.op if var.owner is not None else None
+        if not isinstance(op, HasInnerGraph) or isinstance(op, ScalarOp) or id(op) in seen:
+            continue
+        seen.add(id(op))
+        inner = vars_between(op.inner_inputs, op.inner_outputs)
+        yield from _all_variables([*op.inner_inputs, *inner], seen)
 
 
 def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, NotNative]]:
@@ -211,5 +230,10 @@ def native_report(runner: Any) -> str:
     lines = []
     for node in runner.fgraph.toposort():
         why = fallbacks.get(node)
-        lines.append(f"{node.op}: " + ("native" if why is None else f"object mode ({why})"))
+        if why is None:
+            lines.append(f"{node.op}: native")
+        elif isinstance(why, InnerObjectMode):  # the loop or inner graph itself is native
+            lines.append(f"{node.op}: {why.reason}")
+        else:
+            lines.append(f"{node.op}: object mode ({why})")
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from arignote.link.numba.dispatch import (
     einsum,
     elemwise,
     extra_ops,
+    index_map,
     indexing,
     inner,
     linalg,
@@ -43,6 +44,7 @@ from arignote.link.numba.dispatch import (
 from arignote.link.numba.dispatch.basic import (
     BY_NAME,
     FALLBACKS,
+    InnerObjectMode,
     NotNative,
     compile_source,
     constant_expression,
@@ -55,6 +57,7 @@ from arignote.link.numba.dispatch.reduction import fused_reductions
 __all__ = [
     "BY_NAME",
     "FALLBACKS",
+    "InnerObjectMode",
     "NotNative",
     "advanced_subtensor",
     "alloc",
@@ -70,6 +73,7 @@ __all__ = [
     "elemwise",
     "extra_ops",
     "fused_reductions",
+    "index_map",
     "indexing",
     "inner",
     "kernel_for",

@@ -63,12 +63,41 @@ def numba_funcify(op: Op, node: Apply) -> Callable:
     return factory(op, node)
 
 
+class InnerObjectMode(NotNative):
+    """Why a native loop or inner-graph kernel (``Scan``, ``OpFromGraph``...) still leaves
+    native code: some nodes of its inner graph run ``perform`` in object mode (the loop and
+    the other inner nodes are native).
+
+    It is registered under the key of the first such inner node, whose own entry in
+    :data:`FALLBACKS` gives the reason: the owner adds nothing of its own to the registry.
+    """
+
+    def __init__(self, owner: str, inner: dict[Apply, NotNative]) -> None:
+        listed = "; ".join(f"{node} ({why.key}: {why.reason})" for node, why in inner.items())
+        first = next(iter(inner.values()))
+        super().__init__(first.key, f"native {owner}; inner nodes in object mode: {listed}")
+        self.inner = inner
+
+
+def with_inner_fallbacks(kernel: Callable, owner: str, inner: dict[Apply, NotNative]) -> Callable:
+    """``kernel``, marked (for :func:`kernel_for`) as holding the object-mode ``inner`` nodes.
+
+    Such a kernel is never shared between nodes (an object-mode kernel's ``perform`` belongs
+    to its node, see :func:`compile_source`), so the mark is its node's alone.
+    """
+    if inner:
+        kernel.arignote_inner_fallbacks = InnerObjectMode(owner, inner)
+    return kernel
+
+
 def kernel_for(node: Apply) -> tuple[Callable, NotNative | None]:
-    """``(kernel, None)`` for a native node, ``(object-mode kernel, why)`` otherwise."""
+    """``(kernel, None)`` for a native node, ``(object-mode kernel, why)`` otherwise, and
+    ``(native kernel, InnerObjectMode)`` for a loop or inner graph with object-mode nodes."""
     try:
-        return numba_funcify(node.op, node), None
+        kernel = numba_funcify(node.op, node)
     except NotNative as why:
         return objmode_kernel(node), why
+    return kernel, getattr(kernel, "arignote_inner_fallbacks", None)
 
 
 # -- types ------------------------------------------------------------------------------------

@@ -3,19 +3,17 @@
 Keys are op class names (for elementwise ops and reductions: the scalar op class), values the
 reason. ``tests/link/test_numba_op_db.py`` fails on any object-mode node of the op database
 whose key is not here, and on a key no entry needs any more, so the list is exact.
+
+Loops and inner graphs (``Scan``, ``IndexMap``, ``OpFromGraph``) have no key: they are always
+native, and an inner node of theirs without a native kernel runs in object mode inside the
+native loop, reported under that node's own key (``basic.InnerObjectMode``). A graph holding a
+value native code cannot take (float16, a slice made by ``make_slice`` and returned as is),
+inner graphs included, runs on the VM as a whole, so such ops have no key either.
 """
 
 from __future__ import annotations
 
-_LOOP = (
-    "a loop or inner graph holding a node without a native kernel (or, for Scan, an untraced "
-    "state: a random generator) runs perform (the Python VM's loop) in object mode"
-)
-
 FALLBACKS: dict[str, str] = {
-    # inner graphs (dispatch/scan.py, dispatch/builders.py)
-    "Scan": _LOOP,
-    "OpFromGraph": _LOOP,
     # scalar ops inside Elemwise (the whole elementwise node falls back)
     "Angle": (
         "complex64 angle: NumPy computes it with its own vectorised single-precision atan2, "
@@ -29,9 +27,6 @@ FALLBACKS: dict[str, str] = {
     ),
     "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
-    "MakeSlice": "its output is a Python slice object (a graph value returned by a "
-    "function), which numba cannot build: indexing with make_slice reads the bounds when the "
-    "graph is built and never runs this node",
     "Print": "its point is calling global_fn (by default Python's print of the value's "
     "attributes), an arbitrary Python callable: perform runs in object mode, the value "
     "passes through unchanged",

@@ -2,9 +2,11 @@
 outer graph and for the inner graphs of ``Scan`` and ``OpFromGraph``.
 
 :func:`graph_function` writes one Python function computing a FunctionGraph node by node and
-has numba compile it. A lazy ``IfElse`` becomes a real ``if``: the nodes that only one of its
-branches needs (:func:`arignote.graph.lazy.lazy_regions`) are written inside that branch, so
-the branch not taken is never computed, as on the Python VM.
+has numba compile it; an inner graph's kernel (``Scan``, ``OpFromGraph``) calls it and stays
+native around the nodes it runs in object mode (``basic.with_inner_fallbacks``). A lazy
+``IfElse`` becomes a real ``if``: the nodes that only one of its branches needs
+(:func:`arignote.graph.lazy.lazy_regions`) are written inside that branch, so the branch not
+taken is never computed, as on the Python VM.
 
 Inner graphs are rewritten by :func:`rewrite_inner` with the phases of the ``fast_run``
 pipeline a native function gets (in-place rewrites excluded, fusion included), since their
@@ -49,16 +51,6 @@ def rewrite_inner(inputs: Sequence[Variable], outputs: Sequence[Variable]) -> Fu
         phase_rewriter(tag, exclude=_EXCLUDED).rewrite(fgraph)
     MergeOptimizer().rewrite(fgraph)
     return fgraph
-
-
-def inner_function(fgraph: FunctionGraph, owner: str, fresh_inputs: Collection = ()) -> Any:
-    """The jitted function of a (rewritten) inner graph; raises ``NotNative`` (under ``owner``,
-    the op class name) when a node of it has no native kernel. ``fresh_inputs``: generator
-    inputs its draws may advance in place (see ``dispatch.random.drawing_form``)."""
-    jitted, fallbacks = graph_function(fgraph, fresh_inputs)
-    for node, why in fallbacks.items():
-        raise NotNative(owner, f"its inner node {node} is not native ({why.reason})")
-    return jitted
 
 
 def aliasing_outputs(fgraph: FunctionGraph) -> set[int]:

@@ -15,8 +15,9 @@ generated loop calling it once per step, with the buffer layout of the Python VM
 Untraced states (random generators) are local variables fed back from step to step, their
 last values returned (the initial value itself after zero steps, as on the VM); each is
 copied once before the first step, and the steps' draws advance that copy in place. Gradient
-loops are Scans of the same layout, so they run natively too. Loops with a non-native inner
-node run ``perform`` in object mode (registered as the ``Scan`` fallback).
+loops are Scans of the same layout, so they run natively too. An inner node without a native
+kernel runs its ``perform`` in object mode inside the native loop, which is reported under
+that node's own key of the fallback registry (``basic.InnerObjectMode``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from arignote.graph.basic import Apply, Constant, Variable
-from arignote.link.numba.dispatch.basic import BY_NAME, compile_source
-from arignote.link.numba.dispatch.inner import aliasing_outputs, inner_function, rewrite_inner
+from arignote.link.numba.dispatch.basic import BY_NAME, compile_source, with_inner_fallbacks
+from arignote.link.numba.dispatch.inner import aliasing_outputs, graph_function, rewrite_inner
 from arignote.link.numba.dispatch.random import copy_rng
 from arignote.tensor.random.type import RandomGeneratorType
 from arignote.tensor.type import TensorType
@@ -39,11 +40,11 @@ def _scan(op: Any, node: Apply) -> Callable:
     # the loop's generator states are copied once before the first step (see _LoopWriter):
     # the steps' draws may then advance them in place
     states = fgraph.inputs[op.inner_slices()["untraced"]]
-    inner = inner_function(fgraph, "Scan", fresh_inputs=states)
+    inner, fallbacks = graph_function(fgraph, fresh_inputs=states)
     writer = _LoopWriter(op, node, aliasing_outputs(fgraph))
     source = writer.source()  # fills writer.namespace
     namespace = {"inner": inner, "copy_rng": copy_rng, **writer.namespace}
-    return compile_source(source, "kernel", namespace)
+    return with_inner_fallbacks(compile_source(source, "kernel", namespace), "loop", fallbacks)
 
 
 BY_NAME["arignote.scan.op.Scan"] = _scan
