@@ -7,6 +7,10 @@ whose key is not here, and on a key no entry needs any more, so the list is exac
 
 from __future__ import annotations
 
+from arignote.link.numba.dispatch.scipy_special import COMPLEX_CALLS, COMPLEX_CALLS_REASON
+
+_COMPLEX_SPECIAL = ["Erf", "Erfc", "Erfcx", "Gamma", "Psi"]
+
 _LOOP = (
     "a loop or inner graph holding a node without a native kernel (or, for Scan, an untraced "
     "state: a random generator) runs perform (the Python VM's loop) in object mode"
@@ -30,16 +34,9 @@ FALLBACKS: dict[str, str] = {
     "Scan": _LOOP,
     "OpFromGraph": _LOOP,
     # scalar ops inside Elemwise (the whole elementwise node falls back)
-    "Angle": (
-        "complex64 angle: NumPy computes it with its own vectorised single-precision atan2, "
-        "which differs in the last bit from numba's atan2 and from the C library's atan2f "
-        "(measured); parts, conjugates and complex64 construction are native"
-    ),
-    **dict.fromkeys(
-        ["Erf", "Erfc", "Erfcx", "Gamma", "Psi"],
-        "complex arguments: cython_special's complex entry points take and return C complex "
-        "values by value, which ctypes cannot call (float arguments are native)",
-    ),
+    # SciPy's complex erf, erfc, erfcx, gamma and psi where numba's convention for passing
+    # C complex values by value is not verified (dispatch/scipy_special.py)
+    **({} if COMPLEX_CALLS else dict.fromkeys(_COMPLEX_SPECIAL, COMPLEX_CALLS_REASON)),
     # random variables (dispatch/random.py, random_vector.py)
     **dict.fromkeys(
         [
