@@ -5,7 +5,8 @@ op, a Python expression over the argument names ``args`` that numba compiles to 
 scalar computation. The expression is the op's kernel in ``arignote.scalar.kernels`` (one
 formula for every backend), translated for scalars: ``xp.NAME`` becomes NumPy's function
 (numba compiles NumPy's ufuncs natively, with NumPy's loops), ``sp.NAME`` the float64 C entry
-point of SciPy's function (:mod:`arignote.link.numba.dispatch.scipy_special`), ``where`` an
+point of SciPy's function, or its complex128 one for complex arguments
+(:mod:`arignote.link.numba.dispatch.scipy_special`), ``where`` an
 ``if`` expression and ``flt`` a float64 conversion of integers. Every result is converted to
 the output dtype the op declares, so that dtypes match ``perform`` exactly.
 
