@@ -53,7 +53,7 @@ _NO_DISPATCH = ir.Constant(ir.IntType(32), 0)
 #: Whether SciPy's ``double complex`` entry points are called natively: on x86-64 Linux, where
 #: the register convention above was checked against SciPy on random and non-finite points
 #: (``tests/link/test_numba_special_complex.py``).
-COMPLEX_CALLS = sys.platform.startswith("linux") and platform.machine() in {"x86_64", "AMD64"}
+COMPLEX_CALLS = sys.platform.startswith("linux") and platform.machine() == "x86_64"
 #: Why they are not elsewhere (the reason recorded in the fallback registry).
 COMPLEX_CALLS_REASON = (
     "complex arguments: cython_special's complex entry points take and return C complex "
