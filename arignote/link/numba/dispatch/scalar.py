@@ -50,8 +50,9 @@ UNSUPPORTED_DTYPES = frozenset({"float16", "complex64"})
 EXACT_COMPLEX64 = (complex_ops.Real, complex_ops.Imag, complex_ops.Complex, scalar_basic.Conj)
 #: Scalar ops whose complex64 values are computed in double precision and rounded once. SciPy
 #: does exactly that (its ``F->F`` loops run the complex128 function and cast), so these are
-#: SciPy's values bit for bit; for the angle, NumPy's own single-precision atan2 is within an
-#: ulp of the rounded float64 value (within float32 tolerance, which is the contract).
+#: SciPy's values bit for bit; for the angle, the result is the correctly rounded float32 value,
+#: NumPy's own single-precision atan2 being up to about 3 ulps from it (measured on 10^6 random
+#: points: within float32 tolerance, which is the contract for values).
 WIDENED_COMPLEX64 = (
     complex_ops.Angle,
     special.Erf,
@@ -224,8 +225,8 @@ def _isclose(op, args, dtypes):
 def _angle(op, args, dtypes):
     if dtypes[0] != "complex64":
         return translate(formula_for(op, dtypes), args, dtypes, "Angle")
-    # atan2 of the exact float64 parts, rounded once to float32 by the output cast: NumPy's
-    # vectorised float32 atan2 may differ from it in the last bit, within float32 tolerance
+    # atan2 of the exact float64 parts, rounded once to float32 by the output cast (0.5 ulp
+    # measured); NumPy's vectorised float32 atan2 is a few ulps off, within float32 tolerance
     z = f"np.complex128({args[0]})"
     return f"np.arctan2(np.imag({z}), np.real({z}))"
 
