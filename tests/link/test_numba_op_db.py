@@ -92,13 +92,9 @@ def test_every_entry_on_numba(request, info, sample, dtype):
     _check_entry(request, info, sample, dtype)
 
 
-#: Registry keys the op database cannot reach (it has no complex samples and no generator
+#: Registry keys the op database cannot reach (it has no generator
 #: made in the graph), each with a graph reaching it (checked below).
 OUTSIDE_OP_DB = {
-    **dict.fromkeys(
-        ["Erf", "Erfc", "Erfcx", "Gamma", "Psi"],
-        lambda z: [pt.erf(z), pt.erfc(z), pt.erfcx(z), pt.gamma(z), pt.psi(z)],
-    ),
     "DefaultGeneratorMakerOp": lambda z: pt.random.normal(
         rng=default_rng(pt.cast(abs(z).sum(), "int64")), size=(2,)
     ),

@@ -114,7 +114,8 @@ MODES = _modes()
 
 def _refused_by_jax(outputs) -> bool:
     from_jax = importlib.import_module("arignote.link.jax")
-    return any(from_jax.unsupported_reason(n.op) is not None for n in io_toposort([], outputs))
+    nodes = io_toposort([], outputs)
+    return any(from_jax.unsupported_reason(n.op, n) is not None for n in nodes)
 
 
 def _compiled(label, mode, inputs, outputs):

@@ -53,6 +53,32 @@ register(
 )
 
 
+def _complex_samples(rng):
+    """Complex arguments in every quadrant (gamma and psi away from their poles: normal draws
+    come nowhere near the negative integers on the real axis), complex64 too."""
+    z = rng.normal(scale=2.0, size=(3, 4)) + 1j * rng.normal(scale=2.0, size=(3, 4))
+    return [
+        Sample((z,), name="complex128"),
+        Sample((z[:2, :3].astype("complex64"),), name="complex64"),
+    ]
+
+
+# SciPy's complex loops (complex64 computed through complex128). Complex outputs: verify_grad
+# and the generic R_op check need real outputs, as for ``complex`` (elemwise.py).
+register(
+    *[
+        elemwise(
+            f"{name}[complex]",
+            getattr(pt, name),
+            getattr(sp, name),
+            _complex_samples,
+            ("float64",),
+            grad=False,
+        )
+        for name in ("erf", "erfc", "erfcx", "gamma", "psi")
+    ]
+)
+
 # -- functions with a parameter ------------------------------------------------------------------
 
 

@@ -143,7 +143,7 @@ def check_backend_matches_perform(request, info, sample, dtype):
     symbols, values, call_args = _symbolic(sample)
     outputs = _outputs(info.build(*call_args, **sample.kwargs))
     nodes = io_toposort(symbols, outputs)
-    refused = {type(n.op).__name__ for n in nodes if unsupported_reason(n.op) is not None}
+    refused = {type(n.op).__name__ for n in nodes if unsupported_reason(n.op, n) is not None}
     try:
         fn = arignote.function(symbols, outputs, mode="JAX", on_unused_input="ignore")
     except UnsupportedOpError as err:

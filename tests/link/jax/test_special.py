@@ -88,3 +88,19 @@ def test_polygamma_limits_at_infinities_and_poles_match_scipy():
     with np.errstate(invalid="ignore"):
         expected = sp.polygamma(orders.astype(int), args)
     np.testing.assert_allclose(_jax(pt.polygamma, orders, args), expected, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "erfcx", "gamma", "psi"])
+def test_complex_special_functions_are_refused_with_the_listed_reason(name):
+    # refused before conversion, as a listed op is, naming the reason; real inputs still run
+    z, x = pt.zvector("z"), pt.dvector("x")
+    node = getattr(pt, name)(z).owner
+    from_jax = pytest.importorskip("arignote.link.jax.dispatch.basic")
+    reason = from_jax.unsupported_reason(node.op, node)
+    assert reason is not None and "jax.scipy.special" in reason
+    assert from_jax.unsupported_reason(node.op) is None  # the op alone: real inputs run
+    with pytest.raises(UnsupportedOpError, match="complex inputs|real arguments|SciPy's"):
+        arignote.function([z], pt.exp(getattr(pt, name)(z)) * 2, mode="JAX")
+    values = np.array([0.5, 1.5, 2.5])
+    got = arignote.function([x], getattr(pt, name)(x), mode="JAX")(values)
+    np.testing.assert_allclose(got, getattr(sp, name)(values), rtol=1e-12)

@@ -109,16 +109,32 @@ UNSUPPORTED: dict[str, str] = {
 }
 
 
+#: Scalar ops the JAX backend runs on real inputs but not on complex ones, with the reason (by
+#: qualified name): a node applying one to a complex input is refused as an op of
+#: :data:`UNSUPPORTED` is.
+UNSUPPORTED_COMPLEX: dict[str, str] = {}
+
+
 def register_unsupported(op_class: type | str, reason: str) -> None:
     """Add ``op_class`` (a class or its qualified name) to the unsupported list with ``reason``."""
     UNSUPPORTED[op_class if isinstance(op_class, str) else qualified_name(op_class)] = reason
 
 
-def unsupported_reason(op: Op) -> str | None:
-    """Why the JAX backend cannot run ``op`` (None when it can).
+def register_unsupported_complex(op_class: type, reason: str) -> None:
+    """List the scalar op class ``op_class`` as refused on complex inputs, with ``reason``."""
+    UNSUPPORTED_COMPLEX[qualified_name(op_class)] = reason
+
+
+def unsupported_reason(op: Op, node: Apply | None = None) -> str | None:
+    """Why the JAX backend cannot run ``op`` (None when it can); given the ``node`` applying
+    it, also whether a scalar op of :data:`UNSUPPORTED_COMPLEX` meets a complex input there.
 
     An ``Elemwise`` is refused for its scalar op, a ``Composite`` for any op of its inner graph.
     """
+    if node is not None:
+        reason = _complex_reason(getattr(op, "scalar_op", op), node.inputs)
+        if reason is not None:
+            return reason
     inner = [getattr(op, "scalar_op", None)] + [n.op for n in getattr(op, "nodes", ())]
     for inner_op in inner:
         reason = unsupported_reason(inner_op) if inner_op is not None else None
@@ -134,10 +150,26 @@ def unsupported_reason(op: Op) -> str | None:
     return None
 
 
+def _complex_reason(scalar_op: Op, inputs: list[Variable]) -> str | None:
+    """The reason of :data:`UNSUPPORTED_COMPLEX` refusing ``scalar_op`` (or an op of its inner
+    graph, for a Composite) on these inputs, if any."""
+    applied = [(scalar_op, inputs)] + [(n.op, n.inputs) for n in getattr(scalar_op, "nodes", ())]
+    for inner, args in applied:
+        reason = UNSUPPORTED_COMPLEX.get(qualified_name(type(inner)))
+        if reason is not None and any(_is_complex(a) for a in args):
+            return reason
+    return None
+
+
+def _is_complex(var: Variable) -> bool:
+    dtype = getattr(var.type, "dtype", None)
+    return dtype is not None and np.dtype(dtype).kind == "c"
+
+
 def check_supported(nodes: list[Apply]) -> None:
     """Raise :class:`UnsupportedOpError` for the first node the JAX backend cannot run."""
     for node in nodes:
-        reason = unsupported_reason(node.op)
+        reason = unsupported_reason(node.op, node)
         if reason is not None:
             raise UnsupportedOpError(
                 f"The JAX backend cannot run op {node.op} ({type(node.op).__name__}) of node "

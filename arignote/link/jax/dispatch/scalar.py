@@ -21,16 +21,32 @@ import jax.scipy.special as jsp
 from arignote.graph.basic import Apply, Constant
 from arignote.graph.codegen import CodeBuilder
 from arignote.link.jax.dispatch.basic import (
+    UNSUPPORTED_COMPLEX,
     UnsupportedOpError,
     jax_funcify,
+    qualified_name,
     register_unsupported,
+    register_unsupported_complex,
 )
 from arignote.scalar.arithmetic import IntDiv
 from arignote.scalar.basic import ScalarOp
 from arignote.scalar.composite import Composite
 from arignote.scalar.kernels import NoKernel, formula_for
 from arignote.scalar.rounding import RoundHalfToEven
-from arignote.scalar.special import J0, J1, Erfcinv, Factorial, Iv, Jv, Polygamma
+from arignote.scalar.special import (
+    J0,
+    J1,
+    Erf,
+    Erfc,
+    Erfcinv,
+    Erfcx,
+    Factorial,
+    Gamma,
+    Iv,
+    Jv,
+    Polygamma,
+    Psi,
+)
 from jax import lax
 
 # SciPy names that jax.scipy.special spells differently.
@@ -44,6 +60,21 @@ _NO_BESSEL_J = (
 )
 register_unsupported(J0, _NO_BESSEL_J)
 register_unsupported(J1, _NO_BESSEL_J)
+
+_NOT_COMPLEX = "jax.scipy.special takes real arguments only"
+# SciPy's complex loops (the only special functions whose dtype rule accepts complex inputs)
+for _cls in (Erf, Erfc, Psi):
+    register_unsupported_complex(
+        _cls, "jax.scipy.special's erf, erfc and digamma take real arguments only (TypeError)"
+    )
+for _cls in (Erfcx, Gamma):
+    register_unsupported_complex(
+        _cls,
+        "jax.scipy.special's complex erfcx and gamma are not SciPy's at large moduli, "
+        "denormal arguments and non-finite parts (NaNs or infinities of other signs where "
+        "SciPy gives finite values, zeros or signed infinities: measured on random points "
+        "of every magnitude)",
+    )
 
 
 class _SciPyNames:
@@ -110,10 +141,10 @@ def jax_funcify_ScalarOp(op: ScalarOp, node: Apply | None = None, **kwargs: Any)
     except NoKernel as why:
         raise NotImplementedError(f"no JAX function for scalar op {op}: {why}") from None
     if "sp." in formula and any(np.dtype(d).kind == "c" for d in dtypes):
-        # jax.scipy.special's functions (erf, gamma, digamma...) take real arguments only
+        reason = UNSUPPORTED_COMPLEX.get(qualified_name(type(op)), _NOT_COMPLEX)
         raise UnsupportedOpError(
             f"The JAX backend cannot run scalar op {op} on complex inputs "
-            f"({', '.join(dtypes)}): jax.scipy.special takes real arguments only"
+            f"({', '.join(dtypes)}): {reason}"
         )
     missing = _missing(formula)
     if missing is not None:

@@ -13,18 +13,15 @@ inner graphs included, runs on the VM as a whole, so such ops have no key either
 
 from __future__ import annotations
 
+from arignote.link.numba.dispatch.scipy_special import COMPLEX_CALLS, COMPLEX_CALLS_REASON
+
+_COMPLEX_SPECIAL = ["Erf", "Erfc", "Erfcx", "Gamma", "Psi"]
+
 FALLBACKS: dict[str, str] = {
     # scalar ops inside Elemwise (the whole elementwise node falls back)
-    "Angle": (
-        "complex64 angle: NumPy computes it with its own vectorised single-precision atan2, "
-        "which differs in the last bit from numba's atan2 and from the C library's atan2f "
-        "(measured); parts, conjugates and complex64 construction are native"
-    ),
-    **dict.fromkeys(
-        ["Erf", "Erfc", "Erfcx", "Gamma", "Psi"],
-        "complex arguments: cython_special's complex entry points take and return C complex "
-        "values by value, which ctypes cannot call (float arguments are native)",
-    ),
+    # SciPy's complex erf, erfc, erfcx, gamma and psi where numba's convention for passing
+    # C complex values by value is not verified (dispatch/scipy_special.py)
+    **({} if COMPLEX_CALLS else dict.fromkeys(_COMPLEX_SPECIAL, COMPLEX_CALLS_REASON)),
     "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
     "Print": "its point is calling global_fn (by default Python's print of the value's "

