@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import signal
 import subprocess
@@ -71,8 +72,7 @@ def test_a_damaged_entry_is_discarded_and_rebuilt(_private_cache, rng):
     assert len(entries) == 1
     entries[0].write_text("this is not python (")  # a corrupt entry
     entries[0].with_suffix(".npz").write_bytes(b"truncated")
-    # as in another process: the module is not loaded yet
-    del sys.modules["arignote_numba_" + entries[0].stem.removeprefix("arignote_")]
+    _forget(_private_cache)  # as in another process: the module is not loaded yet
     f = arignote.function([x], out, mode="NUMBA")
     value = rng.normal(size=5)
     np.testing.assert_allclose(f(value), np.tanh(value) * 3 + 1)
@@ -80,9 +80,12 @@ def test_a_damaged_entry_is_discarded_and_rebuilt(_private_cache, rng):
 
 
 def _forget(directory: Path) -> None:
-    """Unload the cached modules of ``directory``, as if in another process."""
+    """Free the functions compiled so far: the modules of ``directory`` they loaded go with
+    them (nothing else holds a loaded entry), as if in another process."""
+    gc.collect()
     for entry in (directory / "numba").glob("arignote_*.py"):
-        sys.modules.pop("arignote_numba_" + entry.stem.removeprefix("arignote_"), None)
+        name = "arignote_numba_" + entry.stem.removeprefix("arignote_")
+        assert name not in cache._LOADED and name not in sys.modules
 
 
 def _entry(directory: Path) -> Path:

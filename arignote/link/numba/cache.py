@@ -35,8 +35,10 @@ import os
 import platform
 import sys
 import time
+import types
 import uuid
 import warnings
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,10 +82,11 @@ def entry_key(text: str, constants: dict[str, Any]) -> str:
 # -- loading ------------------------------------------------------------------------------------
 
 
-def load_function(jitted: Any) -> Callable | None:
+def load_function(jitted: Any) -> tuple[Callable, Lease] | None:
     """The cached version of the ``compile_source`` function ``jitted`` (its module written
-    first if missing); None when it cannot be cached (:func:`.cache_text.graph_module`) or,
-    after one warning per process, when the cache directory cannot be used."""
+    first if missing) and the :class:`Lease` whatever calls it must hold; None when it cannot
+    be cached (:func:`.cache_text.graph_module`) or, after one warning per process, when the
+    cache directory cannot be used."""
     module = graph_module(jitted)
     if module is None:
         return None
@@ -108,25 +111,56 @@ def load_function(jitted: Any) -> Callable | None:
 _INJECTED_KEYS: set[str] = set()
 
 
-def _load_or_write(directory: Path, key: str, module: GraphModule) -> Callable:
+class Lease:
+    """The hold of compiled functions on one entry loaded from the disk cache.
+
+    Numba's jitted functions of a module are immortal: numba's finalizer of each one (kept
+    in the process-wide ``weakref.finalize`` registry) holds its compiled versions, whose
+    environment holds the module's globals, which hold the jitted functions; and numba
+    finds the module by name in ``sys.modules``. The lease owns the module instead.
+    Whatever calls the entry's graph function holds the lease (a function's runner does,
+    through its boundary); when the last holder goes, the lease takes the module out of
+    ``sys.modules`` and empties its namespace, which frees the jitted functions (numba then
+    drops their compiled versions and machine code handles) and the injected objects.
+    """
+
+    __slots__ = ("__weakref__", "module")
+
+    def __init__(self, module: types.ModuleType) -> None:
+        self.module = module
+        weakref.finalize(self, _unload, module)
+
+
+def _unload(module: types.ModuleType) -> None:
+    if sys.modules.get(module.__name__) is module:
+        del sys.modules[module.__name__]
+    vars(module).clear()
+
+
+#: Each loaded entry's lease, by module name, while some function holds it: a graph
+#: compiled again meanwhile shares the loaded code.
+_LOADED: weakref.WeakValueDictionary[str, Lease] = weakref.WeakValueDictionary()
+
+
+def _load_or_write(directory: Path, key: str, module: GraphModule) -> tuple[Callable, Lease]:
     path = directory / f"{_PREFIX}{key}.py"
     name = _module_name(key)
-    loaded = sys.modules.get(name)
-    if loaded is not None and loaded.__file__ == str(path):
-        return getattr(loaded, module.entry)  # loaded from this very entry in this process
+    lease = _LOADED.get(name)
+    if lease is not None and lease.module.__file__ == str(path):
+        return getattr(lease.module, module.entry), lease  # loaded from this very entry
     directory.mkdir(parents=True, exist_ok=True)
     for attempt in range(2):
         if not _holds(path, module.text):
             _write(path, module.text, module.constants)
         try:
-            imported = _import(path, name, module)
+            lease = _import(path, name, module)
         except Exception:  # a damaged entry: discard it and write it again once
             if attempt:
                 raise
             _discard(directory, key)
             continue
         _touch(path)
-        return getattr(imported, module.entry)
+        return getattr(lease.module, module.entry), lease
     raise AssertionError("unreachable")
 
 
@@ -138,20 +172,23 @@ def _holds(path: Path, text: str) -> bool:
         return False
 
 
-def _import(path: Path, name: str, graph: GraphModule) -> Any:
+def _import(path: Path, name: str, graph: GraphModule) -> Lease:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     vars(module).update(graph.injected)
-    # numba's cached code finds its module by name when loaded: it must be importable
+    # numba finds a cached function's module by name whenever it loads or compiles one of
+    # its machine codes (object-mode parts even during a call): importable while leased
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
         _check_constants(module, graph.constants)
-        _guard_numba_caches(module)
     except BaseException:
         del sys.modules[name]
         raise
-    return module
+    for dispatcher in _own_dispatchers(module):
+        _guard_numba_cache(dispatcher)
+    lease = _LOADED[name] = Lease(module)
+    return lease
 
 
 def _check_constants(module: Any, constants: dict[str, Any]) -> None:
@@ -161,27 +198,38 @@ def _check_constants(module: Any, constants: dict[str, Any]) -> None:
             raise ValueError(f"cache entry {module.__name__}: constant {name} differs")
 
 
-def _guard_numba_caches(module: Any) -> None:
+def _own_dispatchers(module: types.ModuleType) -> list[Any]:
+    """The jitted functions defined by ``module`` (not those it imports)."""
+    namespace = vars(module)
+    return [
+        value
+        for value in namespace.values()
+        if getattr(getattr(value, "py_func", None), "__globals__", None) is namespace
+    ]
+
+
+def _guard_numba_cache(dispatcher: Any) -> None:
     """Make a damaged numba cache file (index or code) a miss rather than an error."""
-    for value in vars(module).values():
-        cache = getattr(value, "_cache", None)
-        if cache is not None and hasattr(cache, "load_overload"):
-            cache.load_overload = _safe_load(cache, cache.load_overload)
+    cache = dispatcher._cache
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    if index is not None:
+        cache.load_overload = _safe_load(Path(index), weakref.WeakMethod(cache.load_overload))
 
 
-def _safe_load(cache: Any, load: Callable) -> Callable:
+def _safe_load(index: Path, load: weakref.WeakMethod) -> Callable:
+    # the cache object is held weakly: no reference cycle through it, so that the jitted
+    # function goes as soon as its lease empties the module
     def load_overload(sig: Any, target_context: Any) -> Any:
         try:
-            return load(sig, target_context)
+            return load()(sig, target_context)
         except Exception:  # truncated or garbled: drop the files, compile (and save) again
-            _drop_numba_files(cache)
+            _drop_numba_files(index)
             return None
 
     return load_overload
 
 
-def _drop_numba_files(cache: Any) -> None:
-    index = Path(cache._cache_file._index_path)
+def _drop_numba_files(index: Path) -> None:
     for stale in [index, *index.parent.glob(index.name[: -len(".nbi")] + ".*.nbc")]:
         stale.unlink(missing_ok=True)
 
