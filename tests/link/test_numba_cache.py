@@ -80,8 +80,10 @@ def test_a_damaged_entry_is_discarded_and_rebuilt(_private_cache, rng):
 
 
 def _forget(directory: Path) -> None:
-    """Free the functions compiled so far: the modules of ``directory`` they loaded go with
-    them (nothing else holds a loaded entry), as if in another process."""
+    """Free the functions compiled so far and the recently used entries kept loaded: the
+    modules of ``directory`` go with them (nothing else holds one), as if in another
+    process."""
+    cache._KEPT.clear()
     gc.collect()
     for entry in (directory / "numba").glob("arignote_*.py"):
         name = "arignote_numba_" + entry.stem.removeprefix("arignote_")

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import textwrap
 import weakref
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -33,12 +34,22 @@ from arignote.ifelse import ifelse
 from arignote.link.tiered import TieredLinker
 from arignote.scan import scan
 
+try:
+    from arignote.link.numba import cache as numba_cache
+except ImportError:  # no numba: the native tests skip
+    numba_cache = None
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path, monkeypatch):
+    """A private disk cache, and no recently used entries kept loaded: an entry goes with its
+    last function (``test_recent_entries_stay_loaded_within_a_bound`` checks the default)."""
     monkeypatch.setenv("ARIGNOTE_CACHE_DIR", str(tmp_path))
+    if numba_cache is not None:
+        monkeypatch.setattr(numba_cache, "KEPT_ENTRIES", 0)
+        monkeypatch.setattr(numba_cache, "_KEPT", OrderedDict())
     return tmp_path
 
 
@@ -171,8 +182,26 @@ def test_functions_sharing_a_loaded_entry_free_it_with_the_last():
     assert watched() is None and module not in sys.modules
 
 
+def test_recent_entries_stay_loaded_within_a_bound(monkeypatch):
+    _numba()
+    monkeypatch.setattr(numba_cache, "KEPT_ENTRIES", 2)
+    leases = [_lease_of_a_dropped_function(scale) for scale in (1.0625, 1.1875, 1.3125)]
+    gc.collect()
+    # the two most recently used stay loaded (and are reused), the first went
+    assert [lease() is not None for lease in leases] == [False, True, True]
+    f = _stepper("NUMBA", 1.1875)
+    assert f.runner.run.__globals__["lease"] is leases[1]()
+    assert _cache_hits(f) == 0  # numba's machine code was not loaded again
+
+
+def _lease_of_a_dropped_function(scale: float) -> weakref.ref:
+    return weakref.ref(_stepper("NUMBA", scale).runner.run.__globals__["lease"])
+
+
 _FRESH_PROCESS = """
 import gc, sys, weakref, numpy as np, arignote, arignote.tensor as pt
+from arignote.link.numba import cache
+cache.KEPT_ENTRIES = 0  # the entry goes with its function
 x = pt.dvector("x")
 f = arignote.function([x], (pt.exp(x) * np.array([1.5, 2.5])).sum(), mode="NUMBA")
 assert abs(f(np.zeros(2)) - 4.0) < 1e-12
@@ -272,6 +301,8 @@ def test_inner_graph_functions_are_freed_natively(build):
 
 _CYCLES = """
 import gc, os, sys, numpy as np, arignote, arignote.tensor as pt
+from arignote.link.numba import cache
+cache.KEPT_ENTRIES = int(sys.argv[3])
 def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -291,9 +322,9 @@ print((rss() - before) / n, sum(m.startswith("arignote_numba") for m in sys.modu
 """
 
 
-def _per_cycle(directory: Path, cycles: int, kind: str) -> tuple[float, int]:
+def _per_cycle(directory: Path, cycles: int, kind: str, kept: int) -> tuple[float, int]:
     env = dict(os.environ, ARIGNOTE_CACHE_DIR=str(directory), PYTHONPATH=str(ROOT))
-    command = [sys.executable, "-c", textwrap.dedent(_CYCLES), str(cycles), kind]
+    command = [sys.executable, "-c", textwrap.dedent(_CYCLES), str(cycles), kind, str(kept)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=3600)
     assert done.returncode == 0, done.stderr
     per_cycle, modules = done.stdout.split()
@@ -302,13 +333,19 @@ def _per_cycle(directory: Path, cycles: int, kind: str) -> tuple[float, int]:
 
 @pytest.mark.slow
 def test_compile_and_delete_keeps_process_memory_bounded(_private_cache):
-    """2,000 compile+delete cycles of the same graph (loaded from the disk cache each time,
-    since each function frees it) and of distinct graphs: no loaded module is left, and
-    the resident memory per cycle is that of numba's engine (see the module docstring)."""
+    """Compile+delete cycles: 2,000 of the same graph, with the recent entries kept (the
+    default) and without (loaded from the disk cache each time), and 200 of distinct graphs.
+    No loaded module is left beyond the kept ones; the resident memory per cycle is numba's
+    engine's, which keeps every machine code it loads (see the module docstring)."""
     _numba()
-    same, same_modules = _per_cycle(_private_cache, 2000, "same")
-    distinct, distinct_modules = _per_cycle(_private_cache, 2000, "distinct")
-    print(f"RSS per cycle: same graph {same / 1024:.1f} KiB, distinct {distinct / 1024:.1f} KiB")
-    assert same_modules == distinct_modules == 0
-    assert same < 64 * 1024  # a reload costs numba's engine a little; the function nothing
+    kept, kept_modules = _per_cycle(_private_cache, 2000, "same", 16)
+    same, same_modules = _per_cycle(_private_cache, 2000, "same", 0)
+    distinct, distinct_modules = _per_cycle(_private_cache, 200, "distinct", 0)
+    print(
+        f"RSS per cycle: same graph {kept / 1024:.1f} KiB (kept), {same / 1024:.1f} KiB "
+        f"(reloaded); distinct graphs {distinct / 1024:.1f} KiB"
+    )
+    assert (kept_modules, same_modules, distinct_modules) == (1, 0, 0)
+    assert kept < 4 * 1024  # the function itself leaves nothing
+    assert same < 64 * 1024  # a reload costs numba's engine a little
     assert distinct < 4 * 2**20  # LLVM keeps each new graph's machine code (about 1 MiB)

@@ -34,11 +34,13 @@ import io
 import os
 import platform
 import sys
+import threading
 import time
 import types
 import uuid
 import warnings
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,10 +103,13 @@ def load_function(jitted: Any) -> tuple[Callable, Lease] | None:
             return None
         _INJECTED_KEYS.add(key)
     try:
-        return _load_or_write(directory, key, module)
+        loaded = _load_or_write(directory, key, module)
     except OSError as err:
         _warn_once(directory, err)
         return None
+    if not module.injected:  # loaded once per process anyway (see above)
+        _keep(_module_name(key), loaded[1])
+    return loaded
 
 
 #: Keys of entries with injected objects loaded by this process.
@@ -140,6 +145,24 @@ def _unload(module: types.ModuleType) -> None:
 #: Each loaded entry's lease, by module name, while some function holds it: a graph
 #: compiled again meanwhile shares the loaded code.
 _LOADED: weakref.WeakValueDictionary[str, Lease] = weakref.WeakValueDictionary()
+
+#: How many of the most recently used entries stay loaded after their last function is gone
+#: (0: an entry goes with its last function). Numba never frees machine code (LLVM's
+#: process-wide engine keeps it), so loading an entry again costs the process about 20 KiB
+#: for good, and some 25 ms: a loop that builds, calls and drops the same function reuses
+#: the entry instead. Entries with injected objects are not kept (they load once anyway).
+KEPT_ENTRIES = 16
+_KEPT: OrderedDict[str, Lease] = OrderedDict()
+_KEPT_LOCK = threading.Lock()
+
+
+def _keep(name: str, lease: Lease) -> None:
+    """Record a use of a loaded entry: it joins (or moves to the end of) the kept ones."""
+    with _KEPT_LOCK:
+        _KEPT[name] = lease
+        _KEPT.move_to_end(name)
+        while len(_KEPT) > max(KEPT_ENTRIES, 0):
+            _KEPT.popitem(last=False)  # its lease goes with its last function
 
 
 def _load_or_write(directory: Path, key: str, module: GraphModule) -> tuple[Callable, Lease]:
