@@ -232,11 +232,13 @@ def _own_dispatchers(module: types.ModuleType) -> list[Any]:
 
 
 def _guard_numba_cache(dispatcher: Any) -> None:
-    """Make a damaged numba cache file (index or code) a miss rather than an error."""
+    """Make a damaged numba cache file (index or code) a miss rather than an error, and a
+    failed write of one (disk full, directory made read-only) a warning."""
     cache = dispatcher._cache
     index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
     if index is not None:
         cache.load_overload = _safe_load(Path(index), weakref.WeakMethod(cache.load_overload))
+        cache.save_overload = _safe_save(Path(index), weakref.WeakMethod(cache.save_overload))
 
 
 def _safe_load(index: Path, load: weakref.WeakMethod) -> Callable:
@@ -250,6 +252,18 @@ def _safe_load(index: Path, load: weakref.WeakMethod) -> Callable:
             return None
 
     return load_overload
+
+
+def _safe_save(index: Path, save: weakref.WeakMethod) -> Callable:
+    # numba writes each file to a temporary name and renames it, the index first: a failed
+    # or killed write leaves an index naming a missing file, which numba reads as a miss
+    def save_overload(sig: Any, data: Any) -> None:
+        try:
+            save()(sig, data)
+        except OSError as err:  # the function runs; its machine code is just not cached
+            _warn_once(index.parent.parent, err)
+
+    return save_overload
 
 
 def _drop_numba_files(index: Path) -> None:
