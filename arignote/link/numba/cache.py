@@ -16,8 +16,16 @@ a hidden temporary name: a process killed at any moment leaves at most a tempora
 constants without a module, never a file that reads as an entry. A reader checks an entry
 against the text and constants it expects (a truncated or garbled module or ``.npz`` is
 discarded and written again), and a damaged numba cache file counts as a miss (deleted, the
-function compiled again). A cache directory that cannot be written (read-only, disk full)
-means compiling without caching, with one warning per process.
+function compiled again). A cache directory that cannot be written (read-only, disk full),
+whether for the entry or for numba's files, means compiling without caching, with one
+warning per process.
+
+Lifetime: a loaded entry (its module, jitted functions and numba's compiled versions) is
+owned by the functions calling it, through a :class:`Lease` that their runners hold; when
+the last one goes, the module leaves ``sys.modules`` and is emptied, which frees it (numba's
+own finalizers would otherwise keep it for the life of the process). The
+:data:`KEPT_ENTRIES` most recently used entries stay loaded beyond that, because numba never
+releases machine code: loading an entry again would cost the process memory for good.
 
 Size: every load records the entry's last use (the mtime of its ``.used`` marker: the
 module's own mtime is part of numba's cache key); after each new entry, the least recently
