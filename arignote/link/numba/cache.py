@@ -141,7 +141,8 @@ class Lease:
 
     def __init__(self, module: types.ModuleType) -> None:
         self.module = module
-        weakref.finalize(self, _unload, module)
+        # not at exit: a compilation finishing then (a tiered background one) may still use it
+        weakref.finalize(self, _unload, module).atexit = False
 
 
 def _unload(module: types.ModuleType) -> None:
