@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import signal
 import subprocess
@@ -71,8 +72,7 @@ def test_a_damaged_entry_is_discarded_and_rebuilt(_private_cache, rng):
     assert len(entries) == 1
     entries[0].write_text("this is not python (")  # a corrupt entry
     entries[0].with_suffix(".npz").write_bytes(b"truncated")
-    # as in another process: the module is not loaded yet
-    del sys.modules["arignote_numba_" + entries[0].stem.removeprefix("arignote_")]
+    _forget(_private_cache)  # as in another process: the module is not loaded yet
     f = arignote.function([x], out, mode="NUMBA")
     value = rng.normal(size=5)
     np.testing.assert_allclose(f(value), np.tanh(value) * 3 + 1)
@@ -80,9 +80,14 @@ def test_a_damaged_entry_is_discarded_and_rebuilt(_private_cache, rng):
 
 
 def _forget(directory: Path) -> None:
-    """Unload the cached modules of ``directory``, as if in another process."""
+    """Free the functions compiled so far and the recently used entries kept loaded: the
+    modules of ``directory`` go with them (nothing else holds one), as if in another
+    process."""
+    cache._KEPT.clear()
+    gc.collect()
     for entry in (directory / "numba").glob("arignote_*.py"):
-        sys.modules.pop("arignote_numba_" + entry.stem.removeprefix("arignote_"), None)
+        name = "arignote_numba_" + entry.stem.removeprefix("arignote_")
+        assert name not in cache._LOADED and name not in sys.modules
 
 
 def _entry(directory: Path) -> Path:
@@ -261,3 +266,93 @@ def test_three_processes_share_entries_safely(_private_cache):
 @pytest.mark.slow
 def test_concurrent_processes_share_entries_safely(_private_cache):
     check_processes_share_entries(_private_cache, [1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 3.0, 3.0])
+
+
+@pytest.mark.parametrize("error", [errno.ENOSPC, errno.EROFS])
+def test_a_failed_write_of_numbas_machine_code_warns_once(_private_cache, monkeypatch, error):
+    # the entry's module is written; then numba cannot write its index or code files (the
+    # disk filled up, the directory became read-only): the function runs, uncached
+    caching = pytest.importorskip("numba.core.caching")
+
+    def refuse(self, filepath):
+        raise OSError(error, os.strerror(error))
+
+    monkeypatch.setattr(caching.IndexDataCacheFile, "_open_for_write", refuse)
+    monkeypatch.setattr(cache, "_WARNED", set())
+    x = pt.dvector("x")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for scale in (5.5, 6.5):
+            f = arignote.function([x], pt.exp(x) * scale, mode="NUMBA")
+            np.testing.assert_allclose(f(np.zeros(2)), [scale, scale])
+    caught = [w for w in caught if issubclass(w.category, cache.CacheWarning)]
+    assert len(caught) == 1 and os.strerror(error) in str(caught[0].message)
+    assert not list((_private_cache / "numba" / "__pycache__").glob("*.nb[ic]*"))
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0,
+    reason="permission bits do not stop root from writing",
+)
+def test_a_read_only_cache_directory_compiles_without_it_warning_once(_private_cache):
+    directory = _private_cache / "numba"
+    directory.mkdir()
+    directory.chmod(0o555)
+    try:
+        x = pt.dvector("x")
+        with pytest.warns(cache.CacheWarning, match="cannot be used") as caught:
+            for scale in (7.25, 8.25):
+                f = arignote.function([x], pt.exp(x) * scale, mode="NUMBA")
+                np.testing.assert_allclose(f(np.zeros(2)), [scale, scale])
+        assert len([w for w in caught if issubclass(w.category, cache.CacheWarning)]) == 1
+        assert list(directory.iterdir()) == []
+    finally:
+        directory.chmod(0o755)
+
+
+# Killed while numba writes its machine code (after the entry's module is complete):
+# "index" right after the index naming the code file, before the code file; "torn" with the
+# code file at its final name but half written (numba renames a complete temporary file, so
+# this is worse than what it can leave: a filesystem losing the end of a renamed file).
+_KILLED_IN_NUMBA = """
+import contextlib, io, os, signal, numpy as np, arignote, arignote.tensor as pt
+import numba.core.caching as caching
+def kill():
+    os.kill(os.getpid(), signal.SIGKILL)
+def torn(self, filepath):
+    @contextlib.contextmanager
+    def opened():
+        buffer = io.BytesIO()
+        yield buffer
+        data = buffer.getvalue()
+        with open(filepath, "wb") as f:
+            f.write(data if filepath.endswith(".nbi") else data[: len(data) // 2])
+        if filepath.endswith(".nbc"):
+            kill()
+    return opened()
+if {point!r} == "index":
+    caching.IndexDataCacheFile._save_data = lambda self, name, data: kill()
+else:
+    caching.IndexDataCacheFile._open_for_write = torn
+x = pt.dvector("x")
+arignote.function([x], pt.exp(x) * 9.5 - x[::-1], mode="NUMBA")(np.zeros(3))
+"""
+
+
+@pytest.mark.parametrize("point", ["index", pytest.param("torn", marks=_SLOW)])
+def test_a_process_killed_while_numba_saves_leaves_nothing_read_as_valid(_private_cache, point):
+    env = dict(os.environ, ARIGNOTE_CACHE_DIR=str(_private_cache), PYTHONPATH=str(ROOT))
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED_IN_NUMBA.format(point=point)], env=env, capture_output=True
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert list((_private_cache / "numba" / "__pycache__").glob("*.nbi"))  # the index is there
+    x = pt.dvector("x")
+    value = np.array([0.5, -1.0, 2.0])
+    expected = np.exp(value) * 9.5 - value[::-1]
+    for hits in (0, 1):  # compiled again (the code file is missing or torn), then loaded
+        _forget(_private_cache)
+        f = arignote.function([x], pt.exp(x) * 9.5 - x[::-1], mode="NUMBA")
+        np.testing.assert_allclose(f(value), expected)
+        assert sum(f.runner.native_call[0].stats.cache_hits.values()) == hits
+        del f

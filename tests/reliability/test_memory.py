@@ -113,8 +113,9 @@ def test_deleted_functions_do_not_accumulate():
 
 def test_deleting_a_native_function_frees_its_native_code(tmp_path, monkeypatch):
     # compiled for this function alone (no usable disk cache: a file stands where the cache
-    # directory would be), the jitted graph and its machine code go with the function; a graph
-    # loaded from the disk cache stays loaded for reuse by later functions of this process
+    # directory would be), the jitted graph and its machine code handles go with the function
+    # (a graph loaded from the disk cache goes with its last function, beyond the recently
+    # used ones kept loaded: see test_freeing.py, which covers every path)
     pytest.importorskip("numba")
     blocker = tmp_path / "not_a_directory"
     blocker.write_text("")

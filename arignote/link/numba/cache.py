@@ -16,8 +16,16 @@ a hidden temporary name: a process killed at any moment leaves at most a tempora
 constants without a module, never a file that reads as an entry. A reader checks an entry
 against the text and constants it expects (a truncated or garbled module or ``.npz`` is
 discarded and written again), and a damaged numba cache file counts as a miss (deleted, the
-function compiled again). A cache directory that cannot be written (read-only, disk full)
-means compiling without caching, with one warning per process.
+function compiled again). A cache directory that cannot be written (read-only, disk full),
+whether for the entry or for numba's files, means compiling without caching, with one
+warning per process.
+
+Lifetime: a loaded entry (its module, jitted functions and numba's compiled versions) is
+owned by the functions calling it, through a :class:`Lease` that their runners hold; when
+the last one goes, the module leaves ``sys.modules`` and is emptied, which frees it (numba's
+own finalizers would otherwise keep it for the life of the process). The
+:data:`KEPT_ENTRIES` most recently used entries stay loaded beyond that, because numba never
+releases machine code: loading an entry again would cost the process memory for good.
 
 Size: every load records the entry's last use (the mtime of its ``.used`` marker: the
 module's own mtime is part of numba's cache key); after each new entry, the least recently
@@ -34,9 +42,13 @@ import io
 import os
 import platform
 import sys
+import threading
 import time
+import types
 import uuid
 import warnings
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,10 +92,11 @@ def entry_key(text: str, constants: dict[str, Any]) -> str:
 # -- loading ------------------------------------------------------------------------------------
 
 
-def load_function(jitted: Any) -> Callable | None:
+def load_function(jitted: Any) -> tuple[Callable, Lease] | None:
     """The cached version of the ``compile_source`` function ``jitted`` (its module written
-    first if missing); None when it cannot be cached (:func:`.cache_text.graph_module`) or,
-    after one warning per process, when the cache directory cannot be used."""
+    first if missing) and the :class:`Lease` whatever calls it must hold; None when it cannot
+    be cached (:func:`.cache_text.graph_module`) or, after one warning per process, when the
+    cache directory cannot be used."""
     module = graph_module(jitted)
     if module is None:
         return None
@@ -98,35 +111,88 @@ def load_function(jitted: Any) -> Callable | None:
             return None
         _INJECTED_KEYS.add(key)
     try:
-        return _load_or_write(directory, key, module)
+        loaded = _load_or_write(directory, key, module)
     except OSError as err:
         _warn_once(directory, err)
         return None
+    if not module.injected:  # loaded once per process anyway (see above)
+        _keep(_module_name(key), loaded[1])
+    return loaded
 
 
 #: Keys of entries with injected objects loaded by this process.
 _INJECTED_KEYS: set[str] = set()
 
 
-def _load_or_write(directory: Path, key: str, module: GraphModule) -> Callable:
+class Lease:
+    """The hold of compiled functions on one entry loaded from the disk cache.
+
+    Numba's jitted functions of a module are immortal: numba's finalizer of each one (kept
+    in the process-wide ``weakref.finalize`` registry) holds its compiled versions, whose
+    environment holds the module's globals, which hold the jitted functions; and numba
+    finds the module by name in ``sys.modules``. The lease owns the module instead.
+    Whatever calls the entry's graph function holds the lease (a function's runner does,
+    through its boundary); when the last holder goes, the lease takes the module out of
+    ``sys.modules`` and empties its namespace, which frees the jitted functions (numba then
+    drops their compiled versions and machine code handles) and the injected objects.
+    """
+
+    __slots__ = ("__weakref__", "module")
+
+    def __init__(self, module: types.ModuleType) -> None:
+        self.module = module
+        # not at exit: a compilation finishing then (a tiered background one) may still use it
+        weakref.finalize(self, _unload, module).atexit = False
+
+
+def _unload(module: types.ModuleType) -> None:
+    if sys.modules.get(module.__name__) is module:
+        del sys.modules[module.__name__]
+    vars(module).clear()
+
+
+#: Each loaded entry's lease, by module name, while some function holds it: a graph
+#: compiled again meanwhile shares the loaded code.
+_LOADED: weakref.WeakValueDictionary[str, Lease] = weakref.WeakValueDictionary()
+
+#: How many of the most recently used entries stay loaded after their last function is gone
+#: (0: an entry goes with its last function). Numba never frees machine code (LLVM's
+#: process-wide engine keeps it), so loading an entry again costs the process about 20 KiB
+#: for good, and some 25 ms: a loop that builds, calls and drops the same function reuses
+#: the entry instead. Entries with injected objects are not kept (they load once anyway).
+KEPT_ENTRIES = 16
+_KEPT: OrderedDict[str, Lease] = OrderedDict()
+_KEPT_LOCK = threading.Lock()
+
+
+def _keep(name: str, lease: Lease) -> None:
+    """Record a use of a loaded entry: it joins (or moves to the end of) the kept ones."""
+    with _KEPT_LOCK:
+        _KEPT[name] = lease
+        _KEPT.move_to_end(name)
+        while len(_KEPT) > max(KEPT_ENTRIES, 0):
+            _KEPT.popitem(last=False)  # its lease goes with its last function
+
+
+def _load_or_write(directory: Path, key: str, module: GraphModule) -> tuple[Callable, Lease]:
     path = directory / f"{_PREFIX}{key}.py"
     name = _module_name(key)
-    loaded = sys.modules.get(name)
-    if loaded is not None and loaded.__file__ == str(path):
-        return getattr(loaded, module.entry)  # loaded from this very entry in this process
+    lease = _LOADED.get(name)
+    if lease is not None and lease.module.__file__ == str(path):
+        return getattr(lease.module, module.entry), lease  # loaded from this very entry
     directory.mkdir(parents=True, exist_ok=True)
     for attempt in range(2):
         if not _holds(path, module.text):
             _write(path, module.text, module.constants)
         try:
-            imported = _import(path, name, module)
+            lease = _import(path, name, module)
         except Exception:  # a damaged entry: discard it and write it again once
             if attempt:
                 raise
             _discard(directory, key)
             continue
         _touch(path)
-        return getattr(imported, module.entry)
+        return getattr(lease.module, module.entry), lease
     raise AssertionError("unreachable")
 
 
@@ -138,20 +204,23 @@ def _holds(path: Path, text: str) -> bool:
         return False
 
 
-def _import(path: Path, name: str, graph: GraphModule) -> Any:
+def _import(path: Path, name: str, graph: GraphModule) -> Lease:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     vars(module).update(graph.injected)
-    # numba's cached code finds its module by name when loaded: it must be importable
+    # numba finds a cached function's module by name whenever it loads or compiles one of
+    # its machine codes (object-mode parts even during a call): importable while leased
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
         _check_constants(module, graph.constants)
-        _guard_numba_caches(module)
     except BaseException:
         del sys.modules[name]
         raise
-    return module
+    for dispatcher in _own_dispatchers(module):
+        _guard_numba_cache(dispatcher)
+    lease = _LOADED[name] = Lease(module)
+    return lease
 
 
 def _check_constants(module: Any, constants: dict[str, Any]) -> None:
@@ -161,27 +230,52 @@ def _check_constants(module: Any, constants: dict[str, Any]) -> None:
             raise ValueError(f"cache entry {module.__name__}: constant {name} differs")
 
 
-def _guard_numba_caches(module: Any) -> None:
-    """Make a damaged numba cache file (index or code) a miss rather than an error."""
-    for value in vars(module).values():
-        cache = getattr(value, "_cache", None)
-        if cache is not None and hasattr(cache, "load_overload"):
-            cache.load_overload = _safe_load(cache, cache.load_overload)
+def _own_dispatchers(module: types.ModuleType) -> list[Any]:
+    """The jitted functions defined by ``module`` (not those it imports)."""
+    namespace = vars(module)
+    return [
+        value
+        for value in namespace.values()
+        if getattr(getattr(value, "py_func", None), "__globals__", None) is namespace
+    ]
 
 
-def _safe_load(cache: Any, load: Callable) -> Callable:
+def _guard_numba_cache(dispatcher: Any) -> None:
+    """Make a damaged numba cache file (index or code) a miss rather than an error, and a
+    failed write of one (disk full, directory made read-only) a warning."""
+    cache = dispatcher._cache
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    if index is not None:
+        cache.load_overload = _safe_load(Path(index), weakref.WeakMethod(cache.load_overload))
+        cache.save_overload = _safe_save(Path(index), weakref.WeakMethod(cache.save_overload))
+
+
+def _safe_load(index: Path, load: weakref.WeakMethod) -> Callable:
+    # the cache object is held weakly: no reference cycle through it, so that the jitted
+    # function goes as soon as its lease empties the module
     def load_overload(sig: Any, target_context: Any) -> Any:
         try:
-            return load(sig, target_context)
+            return load()(sig, target_context)
         except Exception:  # truncated or garbled: drop the files, compile (and save) again
-            _drop_numba_files(cache)
+            _drop_numba_files(index)
             return None
 
     return load_overload
 
 
-def _drop_numba_files(cache: Any) -> None:
-    index = Path(cache._cache_file._index_path)
+def _safe_save(index: Path, save: weakref.WeakMethod) -> Callable:
+    # numba writes each file to a temporary name and renames it, the index first: a failed
+    # or killed write leaves an index naming a missing file, which numba reads as a miss
+    def save_overload(sig: Any, data: Any) -> None:
+        try:
+            save()(sig, data)
+        except OSError as err:  # the function runs; its machine code is just not cached
+            _warn_once(index.parent.parent, err)
+
+    return save_overload
+
+
+def _drop_numba_files(index: Path) -> None:
     for stale in [index, *index.parent.glob(index.name[: -len(".nbi")] + ".*.nbc")]:
         stale.unlink(missing_ok=True)
 

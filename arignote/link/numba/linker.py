@@ -59,7 +59,8 @@ class NumbaLinker(JITLinker):
 
     def fgraph_convert(self, fgraph: FunctionGraph, **kwargs: Any) -> Callable[..., tuple]:
         """``fn(*input_arrays) -> tuple_of_output_arrays``, jitted by numba."""
-        return _boundary(fgraph, convert(fgraph)[0])
+        converted = convert(fgraph)
+        return _boundary(fgraph, converted[0], lease=converted.lease)
 
     def make_runner(self) -> JITRunner:
         fgraph = self._graph()
@@ -68,14 +69,20 @@ class NumbaLinker(JITLinker):
             runner = VMLinker().accept(fgraph, self.no_recycling, self.profile).make_runner()
             runner.fallbacks = {None: reason}
             return runner
-        graph, fallbacks = convert(fgraph)
-        return native_runner(fgraph, graph, fallbacks, str(self))
+        converted = convert(fgraph)
+        return native_runner(fgraph, *converted, str(self), lease=converted.lease)
 
 
-def native_runner(fgraph: FunctionGraph, graph: Callable, fallbacks: dict, name: str) -> JITRunner:
-    """The runner of a converted graph; its ``run`` is the generated boundary itself."""
-    runner = JITRunner(fgraph, _boundary(fgraph, graph), name)
-    runner.run = _boundary(fgraph, graph, packed=True)  # type: ignore[method-assign]
+def native_runner(
+    fgraph: FunctionGraph, graph: Callable, fallbacks: dict, name: str, lease: Any = None
+) -> JITRunner:
+    """The runner of a converted graph; its ``run`` is the generated boundary itself.
+
+    ``lease``: the :attr:`Converted.lease` of ``graph``, held by the runner (through both
+    boundaries) so that a graph loaded from the disk cache lives exactly as long as it.
+    """
+    runner = JITRunner(fgraph, _boundary(fgraph, graph, lease=lease), name)
+    runner.run = _boundary(fgraph, graph, packed=True, lease=lease)  # type: ignore[method-assign]
     runner.fallbacks = fallbacks
     # What a Function's entry point needs to call ``graph`` itself (one frame fewer): the
     # jitted function, per output the dtype of the 0-d array to make (None: an array, the
@@ -131,11 +138,20 @@ def _all_variables(variables: Iterable[Variable], seen: set | None = None) -> It
         yield from _all_variables([*op.inner_inputs, *inner], seen)
 
 
-def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, NotNative]]:
+class Converted(tuple):
+    """``(graph, fallbacks)``, what :func:`convert` returns, and ``lease``: the disk cache's
+    :class:`~.cache.Lease` on the module ``graph`` was loaded from (None when compiled in
+    memory). Whatever calls ``graph`` must hold the lease (pass it to :func:`native_runner`):
+    once it is gone, the loaded module is emptied and its jitted functions freed."""
+
+    lease: Any = None
+
+
+def convert(fgraph: FunctionGraph) -> Converted:
     """The jitted graph function and the nodes running in object mode (with the reason)."""
     if is_lazy_graph(fgraph):  # IfElse: branches written as native ``if`` blocks
         jitted, fallbacks = graph_function(fgraph)
-        return load_function(jitted) or jitted, fallbacks
+        return _cached(jitted, fallbacks)
     names: dict[Variable, str] = {var: f"i{k}" for k, var in enumerate(fgraph.inputs)}
     namespace: dict[str, Any] = {}
     fallbacks: dict[Apply, NotNative] = {}
@@ -165,8 +181,16 @@ def convert(fgraph: FunctionGraph) -> tuple[Callable[..., tuple], dict[Apply, No
         f"    return {results[0]}" if bare else f"    return ({''.join(r + ', ' for r in results)})"
     )
     jitted = compile_source("\n".join(lines) + "\n", "graph", namespace)
-    # the disk cache's copy (None: not cacheable, or no usable cache directory)
-    return load_function(jitted) or jitted, fallbacks
+    return _cached(jitted, fallbacks)
+
+
+def _cached(jitted: Callable, fallbacks: dict) -> Converted:
+    """The disk cache's copy of ``jitted`` with its lease; ``jitted`` itself when there is
+    none (not cacheable, or no usable cache directory)."""
+    loaded = load_function(jitted)
+    converted = Converted((jitted if loaded is None else loaded[0], fallbacks))
+    converted.lease = None if loaded is None else loaded[1]
+    return converted
 
 
 def _is_0d(var: Variable) -> bool:
@@ -180,15 +204,18 @@ def _result(var: Variable, names: dict, namespace: dict) -> str:
     return f"{name}[()]" if _is_0d(var) else name
 
 
-def _boundary(fgraph: FunctionGraph, graph: Callable, packed: bool = False) -> Callable:
+def _boundary(
+    fgraph: FunctionGraph, graph: Callable, packed: bool = False, lease: Any = None
+) -> Callable:
     """The Python function around the jitted one, turning numbers back into 0-d arrays.
 
     ``packed=False``: ``call(*inputs) -> tuple`` (the JIT linker's contract). ``packed=True``:
     ``run(inputs) -> list``, the runner's own ``run``, so that a call goes from the function's
-    entry point to native code through a single Python frame.
+    entry point to native code through a single Python frame. The boundary holds ``lease``
+    (see :class:`Converted`).
     """
     code = CodeBuilder("<arignote numba boundary>")
-    code.namespace.update(graph=graph, array=np.array)
+    code.namespace.update(graph=graph, array=np.array, lease=lease)
     args = "".join(f"i{k}, " for k in range(len(fgraph.inputs)))
     if packed:
         code.line("def call(inputs):", 0)

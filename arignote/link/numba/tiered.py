@@ -32,11 +32,12 @@ def compile_checked(
     graph_fg = without_inplace(fgraph)
     if graph_fg is None:
         return None, "an in-place op has no out-of-place form"
-    graph, fallbacks = convert(graph_fg)
+    converted = convert(graph_fg)
+    graph, fallbacks = converted
     if fallbacks:
         ops = sorted({str(node.op) for node in fallbacks})
         return None, f"nodes without a native kernel: {', '.join(ops)}"
-    native = native_runner(graph_fg, graph, fallbacks, "numba (tiered)")
+    native = native_runner(graph_fg, graph, fallbacks, "numba (tiered)", lease=converted.lease)
     # The caller already saw this call's floating-point warnings (errstate is per thread).
     with np.errstate(all="ignore"):
         expected = vm.run([_copy(v) for v in samples])
