@@ -9,6 +9,9 @@ each output goes through one of the ``FINISHES`` (identity, elementwise, a reduc
 reversed view, a transpose, a dot). The graph's value on the VM without rewrites (every op's
 ``perform``) is the reference; every path must agree with it, raise where it raises, or be a
 backend that says it has no conversion for an op (JAX's ``UnsupportedOpError``, counted apart).
+The documented limits of a path, not counted as mismatches, are the sets below with their
+reasons: ``OWN_GENERATOR``, ``UNINITIALIZED``, ``NAN_FOR_LINALG_ERROR`` and
+``VALUES_FOR_PARAMETER_ERROR`` (JAX's samplers cannot raise on parameter values).
 """
 
 from __future__ import annotations
