@@ -66,6 +66,9 @@ class GraphTimeout(BaseException):  # (not caught as a path's error)
 
 
 def _alarm(signum, frame):
+    # raised inside a ctypes callback (llvmlite's object cache), the exception is printed and
+    # ignored: the alarm is set again, and the caller's ``signal.alarm(0)`` ends the repeats
+    signal.alarm(1)
     raise GraphTimeout
 
 
