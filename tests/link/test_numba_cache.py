@@ -136,6 +136,31 @@ def test_size_is_bounded_evicting_the_least_recently_used(_private_cache, rng):
     assert {e.key for e in cache.entries()} == {listed[1].key, listed[2].key}
 
 
+def test_a_large_cache_is_listed_and_evicted_in_one_pass(_private_cache, monkeypatch):
+    # Listing globbed numba's folder once per entry, after every new entry: with 2,000
+    # entries, writing one more took minutes.
+    directory = _private_cache / "numba"
+    (directory / "__pycache__").mkdir(parents=True)
+    for k in range(300):
+        base = directory / f"arignote_{k:040x}"
+        for suffix in (".py", ".npz", ".used"):
+            base.with_suffix(suffix).write_bytes(b"x" * 10)
+            os.utime(base.with_suffix(suffix), (1000 + k, 1000 + k))
+        for name in ("graph-5.py311.nbi", "graph-5.py311.1.nbc"):
+            (directory / "__pycache__" / f"{base.name}.{name}").write_bytes(b"y" * 100)
+    globs = []
+    glob = Path.glob
+    monkeypatch.setattr(
+        Path, "glob", lambda path, pattern: globs.append(pattern) or glob(path, pattern)
+    )
+    listed = cache.entries(directory)
+    assert len(listed) == 300 and all(e.size == 230 and len(e.files) == 5 for e in listed)
+    assert cache.evict(directory, bound=300 * 230) == []
+    assert cache.evict(directory, bound=298 * 230) == [listed[0].key, listed[1].key]
+    assert len(cache.entries(directory)) == 298
+    assert len(globs) < 20  # not one per entry
+
+
 def test_the_config_option_sets_the_location(tmp_path):
     with arignote.config.change_flags(cache_dir=str(tmp_path / "elsewhere")):
         assert cache.cache_dir() == tmp_path / "elsewhere" / "numba"

@@ -58,3 +58,25 @@ def test_the_shared_table_is_bounded(monkeypatch):
     assert len(basic._SHARED) <= 2
     assert basic.compile_source(sources[-1], "kernel", {}) is kernels[-1]
     assert kernels[-1](1) == 4
+
+
+def test_a_repeated_kernel_is_compiled_once_with_the_disk_cache(rng, monkeypatch, tmp_path):
+    # The cached module of each graph writes out every kernel, but calls the process's shared
+    # kernel: a new graph does not compile again a kernel this process already compiled.
+    monkeypatch.setattr(basic, "_SHARED", OrderedDict())
+    monkeypatch.setenv("ARIGNOTE_CACHE_DIR", str(tmp_path))
+    x, y = pt.dmatrix("x"), pt.dmatrix("y")
+    f = arignote.function([x], pt.cumsum(x, axis=1) + 0.25, mode="NUMBA")
+    g = arignote.function([y], pt.cumsum(y, axis=1) * 2.0 - y, mode="NUMBA")
+    a, b = rng.normal(size=(3, 5)), rng.normal(size=(4, 2))
+    np.testing.assert_allclose(f(a), np.cumsum(a, axis=1) + 0.25)
+    np.testing.assert_allclose(g(b), np.cumsum(b, axis=1) * 2 - b)
+    kernel, _ = _cumsum_kernel(g)
+    assert kernel.arignote_shared and len(kernel.signatures) == 1
+    modules = sorted((tmp_path / "numba").glob("arignote_*.py"))
+    assert len(modules) == 2  # both graphs were cached (written, and loaded from the module)
+    for graph in (f.runner.native_call[0], g.runner.native_call[0]):
+        assert graph.__module__.startswith("arignote_numba_")
+        # the module's cumsum function is the shared kernel, never compiled as a copy
+        callees = [v for v in graph.py_func.__globals__.values() if v is kernel]
+        assert callees

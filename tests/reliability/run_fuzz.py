@@ -23,6 +23,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import tempfile
 import time
@@ -65,11 +66,23 @@ class GraphTimeout(BaseException):  # (not caught as a path's error)
 
 
 def _alarm(signum, frame):
+    # raised inside a ctypes callback (llvmlite's object cache), the exception is printed and
+    # ignored: the alarm is set again, and the caller's ``signal.alarm(0)`` ends the repeats
+    signal.alarm(1)
     raise GraphTimeout
 
 
 def _work(worker: int, args: argparse.Namespace, queue) -> None:
-    os.environ["ARIGNOTE_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"fuzz{worker}_")
+    # a private disk cache, so that the native path is compiled as users get it (written to
+    # and loaded from the cache), removed at the end
+    cache = os.environ["ARIGNOTE_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"fuzz{worker}_")
+    try:
+        _fuzz(worker, args, queue)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def _fuzz(worker: int, args: argparse.Namespace, queue) -> None:
     warnings.simplefilter("ignore")
     paths = tuple(args.paths.split(",")) if args.paths else tuple(PATHS)
     counts = {"graphs": 0, "skipped": 0, "unsupported": 0, "mismatching": 0, "timeouts": 0}

@@ -11,6 +11,7 @@ import pytest
 
 import arignote
 import arignote.tensor as pt
+from tests.reliability import fuzz_paths
 from tests.reliability.fuzz_paths import HAVE_JAX, Graph, Piece, check_graph
 
 pytest.importorskip("numba")
@@ -176,3 +177,28 @@ def test_jax_beta_on_negative_arguments_poles_and_infinities():
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-300, equal_nan=True)
     infinite = np.isinf(expected)
     np.testing.assert_array_equal(np.sign(got[infinite]), np.sign(expected[infinite]))
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="jax is not installed")
+def test_jax_draws_where_the_reference_refuses_a_parameter_is_its_documented_limit():
+    # the seed-14 JAX run: triangular with mode > right and t with scale <= 0 raise ValueError
+    # on the VM, and JAX, whose compiled samplers cannot raise on values, returns numbers
+    x = pt.dvector("x")
+    value = np.array([2.0, -0.5])
+    draws = (
+        lambda rng: pt.random.triangular(0.0, x, 1.0, rng=rng),
+        lambda rng: pt.random.t(3.0, 0.0, x, rng=rng),
+    )
+    for draw in draws:  # (a generator of its own per function: JAX converts a shared one)
+        built = fuzz_paths.Built([x], [value], [draw(arignote.shared(np.random.default_rng(3)))])
+        expected = fuzz_paths._run(built, fuzz_paths.REFERENCE)
+        assert isinstance(expected, ValueError)
+        built = fuzz_paths.Built([x], [value], [draw(arignote.shared(np.random.default_rng(3)))])
+        got = fuzz_paths._run(built, "JAX")
+        assert not isinstance(got, BaseException)
+        assert fuzz_paths._compare("JAX", got, expected, built) == []
+        # only JAX, and only for a random variable's own error
+        assert fuzz_paths._compare("NUMBA", got, expected, built)
+    other = ValueError("not a draw")
+    other.__arignote_node__ = pt.exp(x).owner
+    assert fuzz_paths._compare("JAX", [value], other, built)

@@ -217,10 +217,20 @@ def _import(path: Path, name: str, graph: GraphModule) -> Lease:
     except BaseException:
         del sys.modules[name]
         raise
+    _share(module, graph.shared)
     for dispatcher in _own_dispatchers(module):
         _guard_numba_cache(dispatcher)
     lease = _LOADED[name] = Lease(module)
     return lease
+
+
+def _share(module: Any, shared: dict[str, Any]) -> None:
+    """Make the module's functions call the process's shared kernels (same source, same
+    globals: see ``dispatch.basic.compile_source``) instead of the module's own copies, so
+    that numba does not compile again, for each new graph, a kernel it already compiled in
+    this process. Numba reads a function's globals when it compiles it; the graph's machine
+    code, once in numba's cache, holds the kernels' code and loads without them."""
+    vars(module).update(shared)
 
 
 def _check_constants(module: Any, constants: dict[str, Any]) -> None:
@@ -374,9 +384,10 @@ def entries(directory: Path | None = None) -> list[Entry]:
     """The entries of the cache, least recently used first."""
     directory = cache_dir() if directory is None else directory
     found: dict[str, Entry] = {}
+    compiled = _numba_files(directory)  # one listing: a glob per entry made this quadratic
     for module in directory.glob(f"{_PREFIX}*.py"):
         key = module.stem[len(_PREFIX) :]
-        entry = found[key] = Entry(key, _entry_files(directory, key))
+        entry = found[key] = Entry(key, _own_files(directory, key) + compiled.get(module.stem, []))
         entry.size = sum(_size(f) for f in entry.files)
         entry.last_used = max(_mtime(module.with_suffix(".used")), _mtime(module))
     return sorted(found.values(), key=lambda e: e.last_used)
@@ -389,6 +400,8 @@ def evict(directory: Path, keep: str = "", bound: int | None = None) -> list[str
     evicted = []
     with FileLock(str(directory / "evict.lock")):
         _remove_stale_temporaries(directory)
+        if _total_size(directory) <= bound:  # the usual case: one pass, no entry listing
+            return evicted
         listed = entries(directory)
         total = sum(e.size for e in listed)
         for entry in listed:
@@ -432,8 +445,46 @@ def clear(directory: Path | None = None) -> int:
 
 def _entry_files(directory: Path, key: str) -> list[Path]:
     base = f"{_PREFIX}{key}"
-    own = [directory / f"{base}{suffix}" for suffix in (".py", ".npz", ".used")]
-    return own + sorted((directory / "__pycache__").glob(f"{base}.*"))
+    return _own_files(directory, key) + sorted((directory / "__pycache__").glob(f"{base}.*"))
+
+
+def _total_size(directory: Path) -> int:
+    """Bytes of every file of the cache's entries (and of any leftover of theirs: at least
+    the total of :func:`entries`), from one pass over the directory and numba's files."""
+    total = 0
+    for folder in (directory, directory / "__pycache__"):
+        try:
+            with os.scandir(folder) as listing:
+                total += sum(_file_size(e) for e in listing if e.name.startswith(_PREFIX))
+        except FileNotFoundError:
+            continue
+    return total
+
+
+def _file_size(entry: os.DirEntry) -> int:
+    try:
+        return entry.stat().st_size if entry.is_file() else 0
+    except FileNotFoundError:  # evicted by another process meanwhile
+        return 0
+
+
+def _own_files(directory: Path, key: str) -> list[Path]:
+    return [directory / f"{_PREFIX}{key}{suffix}" for suffix in (".py", ".npz", ".used")]
+
+
+def _numba_files(directory: Path) -> dict[str, list[Path]]:
+    """Numba's cache files of every entry, by module name (``arignote_<key>``, no dot in it:
+    numba names them ``<module>.<function>-<line>.<python>.nbi`` and ``.nbc``), sorted."""
+    grouped: dict[str, list[Path]] = {}
+    try:
+        names = sorted(os.listdir(directory / "__pycache__"))
+    except FileNotFoundError:
+        return grouped
+    for name in names:
+        module, dot, _ = name.partition(".")
+        if dot and module.startswith(_PREFIX):
+            grouped.setdefault(module, []).append(directory / "__pycache__" / name)
+    return grouped
 
 
 def _remove_stale_temporaries(directory: Path, age: float = _STALE_SECONDS) -> None:

@@ -63,6 +63,9 @@ class GraphModule:
     injected: dict[str, Any] = field(default_factory=dict)
     #: The module-level name of the jitted graph itself.
     entry: str = "graph"
+    #: The kernels the process shares (``dispatch.basic.compile_source``), by module-level
+    #: name: the loaded module calls them instead of its own copies (see ``cache._share``).
+    shared: dict[str, Any] = field(default_factory=dict)
 
 
 def graph_module(jitted: Any) -> GraphModule | None:
@@ -73,7 +76,7 @@ def graph_module(jitted: Any) -> GraphModule | None:
     except NotCacheable:
         return None
     text = _HEADER + "".join(writer.imports) + writer.constants_loader() + "".join(writer.parts)
-    return GraphModule(text, writer.constants, writer.injected)
+    return GraphModule(text, writer.constants, writer.injected, shared=writer.shared)
 
 
 class _Writer:
@@ -84,6 +87,7 @@ class _Writer:
         self.parts: list[str] = []
         self.constants: dict[str, Any] = {}
         self.injected: dict[str, Any] = {}
+        self.shared: dict[str, Any] = {}
 
     def _new_name(self, value: Any, prefix: str) -> str:
         name = f"{prefix}{len(self.names)}" if prefix != "graph" else prefix
@@ -101,6 +105,8 @@ class _Writer:
         defined = jitted.py_func.__name__
         source = source.replace(f"def {defined}(", f"def {name}(", 1)
         self.parts.append(f"\n\n@numba.njit(cache=True)\n{source}")
+        if name != "graph" and getattr(jitted, "arignote_shared", False):
+            self.shared[name] = jitted
         return name
 
     def value(self, value: Any) -> str:
