@@ -13,9 +13,13 @@ NumPy and SciPy may bundle different LAPACK builds (here OpenBLAS 0.3.31, 64-bit
 NumPy and 0.3.30 for SciPy), and eigenvectors, defined up to sign, can come out with other
 signs from another build. ``numpy_routine`` therefore binds NumPy's own library for the ops
 whose ``perform`` calls NumPy (``eig``, ``eigh``): found among the libraries its wheel ships,
-called through its Fortran symbols (integers of the library's width, and one hidden length
-argument per character argument, as gfortran passes them). Where it cannot be found, SciPy's
-routine is used.
+called through its Fortran symbols (integers of the library's width, probed at load time,
+and one hidden length argument per character argument, as gfortran passes them). Where it
+cannot be found, SciPy's routine is used.
+
+Workspace queries (``lwork = -1``, then the call) go through ``with_workspace`` and
+``with_workspaces``: answers zeroed before the query (a routine may leave one unwritten), its
+``info`` checked, lengths read rounded up.
 """
 
 from __future__ import annotations
