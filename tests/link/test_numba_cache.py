@@ -261,3 +261,13 @@ def test_three_processes_share_entries_safely(_private_cache):
 @pytest.mark.slow
 def test_concurrent_processes_share_entries_safely(_private_cache):
     check_processes_share_entries(_private_cache, [1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 3.0, 3.0])
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="lists open files through /proc")
+def test_a_loaded_entry_leaves_no_constants_file_open(_private_cache):
+    x = pt.dvector("x")
+    f = arignote.function([x], x * np.array([1.5, 2.5, 3.5]), mode="NUMBA")  # an array constant
+    np.testing.assert_allclose(f(np.ones(3)), [1.5, 2.5, 3.5])
+    assert list((_private_cache / "numba").glob("arignote_*.npz"))
+    open_files = [os.path.realpath(fd) for fd in Path("/proc/self/fd").iterdir()]
+    assert not [name for name in open_files if name.endswith(".npz")]
