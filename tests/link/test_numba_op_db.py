@@ -91,8 +91,20 @@ def test_every_entry_on_numba(request, info, sample, dtype):
 
 
 #: Registry keys the op database cannot reach (its entries have no such node): inner graphs
-#: holding a random generator, and the gradients of unshared convolutions.
+#: holding a random generator, the gradients of unshared convolutions, the special functions
+#: of complex arguments (its samples are real; ``test_complex_special_functions_fall_back``
+#: covers them), a node making a Python Generator and MakeSlice (indexing never runs it).
 OUTSIDE_OP_DB = {"Scan", "OpFromGraph", "AbstractConv_gradInputs", "AbstractConv_gradWeights"}
+COMPLEX_ONLY = {"Erf", "Erfc", "Erfcx", "Gamma", "Psi"}
+OUTSIDE_OP_DB |= COMPLEX_ONLY | {"DefaultGeneratorMakerOp", "MakeSlice"}
+
+
+def test_complex_special_functions_fall_back():
+    z = arignote.tensor.zvector("z")
+    for key in sorted(COMPLEX_ONLY):
+        fn = arignote.function([z], getattr(arignote.tensor, key.lower())(z), mode="NUMBA")
+        keys = {why.key for node, why in fn.runner.fallbacks.items() if node is not None}
+        assert keys == {key} and key in numba_backend.FALLBACKS, (key, keys)
 
 
 def _fallback_keys(case):
