@@ -20,7 +20,7 @@ from arignote.compile.mode import get_mode, linking_mode, linking_profile
 from arignote.graph.basic import Apply, Constant, Variable, ancestors, clone, graph_inputs
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.grad_types import disconnected, is_disconnected, is_null
-from arignote.graph.op import HasInnerGraph, Op
+from arignote.graph.op import Op, StoredInnerGraph
 from arignote.graph.replace import clone_replace
 from arignote.graph.traversal import io_toposort
 from arignote.scalar.basic import integer_dtypes
@@ -69,7 +69,7 @@ def _static_length(n: Variable) -> int | None:
         return None
 
 
-class IndexMap(Op, HasInnerGraph):
+class IndexMap(Op, StoredInnerGraph):
     """``stack([f(i, *[s[i] for s in sequences], *non_sequences) for i in range(n)])``.
 
     The inner graph ``f`` has inputs ``[index, *sequence_rows, *non_sequences]`` (the index an
@@ -93,15 +93,7 @@ class IndexMap(Op, HasInnerGraph):
         self._row_shapes: list | None = None
         self._pattern: list | None = None
 
-    # -- the inner graph ------------------------------------------------------------------
-
-    @property
-    def inner_inputs(self) -> list[Variable]:
-        return self._inputs
-
-    @property
-    def inner_outputs(self) -> list[Variable]:
-        return self._outputs
+    # -- the inner graph (``inner_inputs``/``inner_outputs``: StoredInnerGraph's) ----------
 
     def clone(self) -> IndexMap:
         return IndexMap(self._inputs, self._outputs, self.n_sequences)

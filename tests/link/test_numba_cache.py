@@ -381,3 +381,13 @@ def test_a_process_killed_while_numba_saves_leaves_nothing_read_as_valid(_privat
         np.testing.assert_allclose(f(value), expected)
         assert sum(f.runner.native_call[0].stats.cache_hits.values()) == hits
         del f
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="lists open files through /proc")
+def test_a_loaded_entry_leaves_no_constants_file_open(_private_cache):
+    x = pt.dvector("x")
+    f = arignote.function([x], x * np.array([1.5, 2.5, 3.5]), mode="NUMBA")  # an array constant
+    np.testing.assert_allclose(f(np.ones(3)), [1.5, 2.5, 3.5])
+    assert list((_private_cache / "numba").glob("arignote_*.npz"))
+    open_files = [os.path.realpath(fd) for fd in Path("/proc/self/fd").iterdir()]
+    assert not [name for name in open_files if name.endswith(".npz")]

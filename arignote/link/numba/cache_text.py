@@ -161,10 +161,12 @@ class _Writer:
         if not self.constants:
             return ""
         loads = "".join(
-            f'{name} = _data["{name}"]{"" if isinstance(v, np.ndarray) else "[()]"}\n'
+            f'    {name} = _data["{name}"]{"" if isinstance(v, np.ndarray) else "[()]"}\n'
             for name, v in self.constants.items()
         )
-        return '\n_data = np.load(__file__[:-3] + ".npz")\n' + loads
+        # read in a ``with``: an open NpzFile holds a file descriptor for as long as the module
+        # lives, one per cached graph (a process compiling thousands of graphs ran out)
+        return '\nwith np.load(__file__[:-3] + ".npz") as _data:\n' + loads
 
 
 def _renamed(source: str, renames: dict[str, str]) -> str:

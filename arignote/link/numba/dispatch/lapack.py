@@ -13,14 +13,19 @@ NumPy and SciPy may bundle different LAPACK builds (here OpenBLAS 0.3.31, 64-bit
 NumPy and 0.3.30 for SciPy), and eigenvectors, defined up to sign, can come out with other
 signs from another build. ``numpy_routine`` therefore binds NumPy's own library for the ops
 whose ``perform`` calls NumPy (``eig``, ``eigh``): found among the libraries its wheel ships,
-called through its Fortran symbols (integers of the library's width, and one hidden length
-argument per character argument, as gfortran passes them). Where it cannot be found, SciPy's
-routine is used.
+called through its Fortran symbols (integers of the library's width, probed at load time,
+and one hidden length argument per character argument, as gfortran passes them). Where it
+cannot be found, SciPy's routine is used.
+
+Workspace queries (``lwork = -1``, then the call) go through ``with_workspace`` and
+``with_workspaces``: answers zeroed before the query (a routine may leave one unwritten), its
+``info`` checked, lengths read rounded up.
 """
 
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -71,19 +76,29 @@ def _numpy_library() -> tuple[Any, str, str, type] | None:
     for folder in (base.parent / "numpy.libs", base / ".dylibs", base / ".libs"):
         for path in sorted(folder.glob("*openblas*")) if folder.is_dir() else []:
             library = ctypes.CDLL(str(path))
-            for prefix, suffix, itype in _SYMBOL_FORMS:
-                if hasattr(library, f"{prefix}dgeev{suffix}"):
-                    return library, prefix, suffix, itype
+            for prefix, suffix in _SYMBOL_FORMS:
+                probe = getattr(library, f"{prefix}dgeqrf{suffix}", None)
+                if probe is not None:
+                    return library, prefix, suffix, integer_width(probe)
     return None
 
 
-#: How OpenBLAS builds name LAPACK's symbols, and the integer width that goes with each.
-_SYMBOL_FORMS = (
-    ("scipy_", "_64_", np.int64),
-    ("", "64_", np.int64),
-    ("scipy_", "_", np.int32),
-    ("", "_", np.int32),
-)
+#: How OpenBLAS builds name LAPACK's symbols (the 64-bit integer builds add "64_").
+_SYMBOL_FORMS = (("scipy_", "_64_"), ("", "64_"), ("scipy_", "_"), ("", "_"))
+
+
+def integer_width(dgeqrf: Any) -> type:
+    """The integer type a library's ``dgeqrf`` reads (``np.int64`` or ``np.int32``), probed
+    rather than guessed from symbol names: a workspace query for a 1-row matrix of ``n``
+    columns, ``n = 2**32 + 1`` stored in 64 bits (zero-padded buffers, so a 32-bit library
+    reads ``n = 1`` and writes ``info`` harmlessly). The answer is ``n`` times a block size:
+    beyond ``2**32`` only when all 64 bits were read. A wrong width would make LAPACK read
+    and write integers of the wrong size (workspace sizes, ``info``) next to ours."""
+    m, n, lwork = (np.array([v, 0], np.int64) for v in (1, 2**32 + 1, -1))
+    lwork[1], info, a, work = -1, np.zeros(2, np.int64), np.zeros(2), np.zeros(2)
+    dgeqrf(*(x.ctypes.data_as(ctypes.c_void_p) for x in (m, n, a, m, a, work, lwork, info)))
+    return np.int64 if work[0] > 2.0**32 else np.int32
+
 
 _HIDDEN_LENGTHS = "def call({args}):\n    routine({args}{lengths})\n"
 
@@ -125,6 +140,23 @@ def numpy_cblas(name: str, restype: Any, *argtypes: Any) -> tuple[Any, type] | N
     types = [integer if t == "int" else t for t in argtypes]
     address = ctypes.cast(symbol, ctypes.c_void_p).value
     return ctypes.CFUNCTYPE(restype, *types)(address), itype
+
+
+def adapted(routine: Any, arity: int, array: int, split: bool, drop: int = -1) -> Callable:
+    """``routine`` behind a signature of ``arity`` arguments that its real and complex forms
+    share: argument ``array`` comes as an array, passed as its pointer or, with ``split``, as
+    the pointers of its halves (real parts, then imaginary parts: how real routines take
+    eigenvalues); argument ``drop`` (the ``rwork`` real routines lack) is left out."""
+    passed = [_passed(k, array, split) for k in range(arity) if k != drop]
+    names = ", ".join(f"a{k}" for k in range(arity))
+    source = f"def call({names}):\n    routine({', '.join(passed)})\n"
+    return compile_source(source, "call", {"routine": routine})
+
+
+def _passed(k: int, array: int, split: bool) -> str:
+    if k != array:
+        return f"a{k}"
+    return f"a{k}.ctypes, a{k}[a{k}.shape[0] // 2 :].ctypes" if split else f"a{k}.ctypes"
 
 
 def lapack_for(name: str, dtype: str) -> Any:
@@ -187,8 +219,64 @@ def fortran_empty(rows, cols, dtype):
 
 @_jit
 def work_size(query):
-    """The optimal workspace length a query (``lwork = -1``) wrote into ``query[0]``."""
-    return max(1, int(query[0].real))
+    """The workspace length a query (``lwork = -1``) wrote into ``query[0]``, rounded up.
+
+    LAPACK answers in the workspace's own type. A float32 holds integers exactly only up to
+    ``2**24``, and builds older than LAPACK 3.11 (``?roundup_lwork``) may round a larger
+    length down, so such a length gets one float32 step of margin. Anything but a number of
+    at least 1 (a routine that writes no answer there) gives 1.
+    """
+    size = np.float64(query[0].real)
+    if not size >= 1.0:
+        return 1
+    if size >= 2.0**24:
+        size *= 1.0 + 2.0**-23
+    if size >= 2.0**53:
+        raise MemoryError("LAPACK asked for an impossible workspace")
+    return int(np.ceil(size))
+
+
+@_jit
+def query_workspace(routine, head, tail, info, kind, itype):
+    """The workspace ``routine(*head, work, lwork, *tail, info)`` asks for (``kind``
+    entries; ``itype``: the library's integers): a workspace query (``lwork = -1``) into a
+    zeroed answer, its ``info`` checked."""
+    work = np.zeros(1, kind)
+    routine(*(head + (work.ctypes, integer(-1, itype).ctypes) + tail + (info.ctypes,)))
+    check_argument(info[0])
+    return np.empty(work_size(work), kind)
+
+
+@_jit
+def call_with_workspace(routine, head, tail, info, work, itype):
+    """``routine(*head, work, lwork, *tail, info)`` with ``lwork`` the length of ``work``."""
+    routine(*(head + (work.ctypes, integer(work.size, itype).ctypes) + tail + (info.ctypes,)))
+
+
+@_jit
+def with_workspace(routine, head, tail, info, kind, itype):
+    """``routine(*head, work, lwork, *tail, info)``: a workspace query, then the call with
+    the workspace it asked for; ``info`` holds the call's status."""
+    work = query_workspace(routine, head, tail, info, kind, itype)
+    call_with_workspace(routine, head, tail, info, work, itype)
+
+
+@_jit
+def with_workspaces(routine, head, info, kind, real, itype):
+    """``routine(*head, work, lwork, rwork, lrwork, iwork, liwork, info)`` (the signature of
+    ``?heevd``/``?hegvd``; real drivers are wrapped to it, ignoring ``rwork``): a query of
+    the three workspaces, then the call. The answers are zeroed first: a real driver writes
+    none into ``rwork``, which must then read as a length of 1, not as stale memory."""
+    work, rwork, iwork = np.zeros(1, kind), np.zeros(1, real), np.zeros(1, itype)
+    query = integer(-1, itype)
+    spaces = (work.ctypes, query.ctypes, rwork.ctypes, query.ctypes, iwork.ctypes, query.ctypes)
+    routine(*(head + spaces + (info.ctypes,)))
+    check_argument(info[0])
+    work, rwork = np.empty(work_size(work), kind), np.empty(work_size(rwork), real)
+    iwork = np.empty(max(1, iwork[0]), itype)
+    lw, lr, li = integer(work.size, itype), integer(rwork.size, itype), integer(iwork.size, itype)
+    spaces = (work.ctypes, lw.ctypes, rwork.ctypes, lr.ctypes, iwork.ctypes, li.ctypes)
+    routine(*(head + spaces + (info.ctypes,)))
 
 
 @_jit

@@ -44,7 +44,8 @@ from arignote.link.numba.dispatch.lapack import (
     lapack_for,
     lead,
     numpy_routine,
-    work_size,
+    with_workspace,
+    with_workspaces,
 )
 from arignote.link.numba.dispatch.linalg import _batched as batched_source
 from arignote.tensor.linalg.decompositions import Eig, Eigh
@@ -71,27 +72,10 @@ def _real_eig(dtype: str) -> Callable:
         n = a.shape[0]
         f, ld, nn, one = fortran(a, real), integer(max(1, n), it), integer(n, it), integer(1, it)
         wr, wi, vr = np.empty(n, real), np.empty(n, real), fortran_empty(n, n, real)
-        vl, work, info = np.empty(1, real), np.empty(1, real), integer(0, it)
-        jl, jr = flag(N), flag(V)
-        for lwork in (-1, 0):  # a workspace query, then the call
-            if lwork == 0:
-                work = np.empty(work_size(work), real)
-            geev(
-                jl.ctypes,
-                jr.ctypes,
-                nn.ctypes,
-                f.ctypes,
-                ld.ctypes,
-                wr.ctypes,
-                wi.ctypes,
-                vl.ctypes,
-                one.ctypes,
-                vr.ctypes,
-                ld.ctypes,
-                work.ctypes,
-                integer(lwork or work.size, it).ctypes,
-                info.ctypes,
-            )
+        vl, info, jl, jr = np.empty(1, real), integer(0, it), flag(N), flag(V)
+        head = (jl.ctypes, jr.ctypes, nn.ctypes, f.ctypes, ld.ctypes, wr.ctypes, wi.ctypes)
+        vectors = (vl.ctypes, one.ctypes, vr.ctypes, ld.ctypes)
+        with_workspace(geev, head + vectors, (), info, real, it)
         return _eig_result(info[0], wr, wi, vr, cplx)
 
     return eig
@@ -130,27 +114,10 @@ def _complex_eig(dtype: str) -> Callable:
         n = a.shape[0]
         f, ld, nn, one = fortran(a, cplx), integer(max(1, n), it), integer(n, it), integer(1, it)
         w, vr, vl = np.empty(n, cplx), fortran_empty(n, n, cplx), np.empty(1, cplx)
-        work, rwork, info = np.empty(1, cplx), np.empty(max(1, 2 * n), real), integer(0, it)
-        jl, jr = flag(N), flag(V)
-        for lwork in (-1, 0):  # a workspace query, then the call
-            if lwork == 0:
-                work = np.empty(work_size(work), cplx)
-            geev(
-                jl.ctypes,
-                jr.ctypes,
-                nn.ctypes,
-                f.ctypes,
-                ld.ctypes,
-                w.ctypes,
-                vl.ctypes,
-                one.ctypes,
-                vr.ctypes,
-                ld.ctypes,
-                work.ctypes,
-                integer(lwork or work.size, it).ctypes,
-                rwork.ctypes,
-                info.ctypes,
-            )
+        rwork, info, jl, jr = np.empty(max(1, 2 * n), real), integer(0, it), flag(N), flag(V)
+        head = (jl.ctypes, jr.ctypes, nn.ctypes, f.ctypes, ld.ctypes, w.ctypes, vl.ctypes)
+        vectors = (one.ctypes, vr.ctypes, ld.ctypes)
+        with_workspace(geev, head + vectors, (rwork.ctypes,), info, cplx, it)
         check_argument(info[0])
         if info[0] > 0:
             raise np.linalg.LinAlgError(_NO_CONVERGENCE)
@@ -209,45 +176,9 @@ def eigh_function(dtype: str, vectors: bool) -> Callable:
     def eigh(a, uplo):
         n = a.shape[0]
         f, ld, nn, w = fortran(a, kind), integer(max(1, n), it), integer(n, it), np.empty(n, real)
-        work, rwork, iwork, info = (
-            np.empty(1, kind),
-            np.empty(1, real),
-            integer(0, it),
-            integer(0, it),
-        )
-        jz, lo, query = flag(job), flag(uplo), integer(-1, it)
-        evd(
-            jz.ctypes,
-            lo.ctypes,
-            nn.ctypes,
-            f.ctypes,
-            ld.ctypes,
-            w.ctypes,
-            work.ctypes,
-            query.ctypes,
-            rwork.ctypes,
-            query.ctypes,
-            iwork.ctypes,
-            query.ctypes,
-            info.ctypes,
-        )
-        work, iwork = np.empty(work_size(work), kind), np.empty(max(1, iwork[0]), it)
-        rwork = np.empty(work_size(rwork), real)
-        evd(
-            jz.ctypes,
-            lo.ctypes,
-            nn.ctypes,
-            f.ctypes,
-            ld.ctypes,
-            w.ctypes,
-            work.ctypes,
-            integer(work.size, it).ctypes,
-            rwork.ctypes,
-            integer(rwork.size, it).ctypes,
-            iwork.ctypes,
-            integer(iwork.size, it).ctypes,
-            info.ctypes,
-        )
+        jz, lo, info = flag(job), flag(uplo), integer(0, it)
+        head = (jz.ctypes, lo.ctypes, nn.ctypes, f.ctypes, ld.ctypes, w.ctypes)
+        with_workspaces(evd, head, info, kind, real, it)
         check_argument(info[0])
         if info[0] > 0:
             raise np.linalg.LinAlgError(_NO_CONVERGENCE)
@@ -295,46 +226,9 @@ def eigh_pencil(dtype: str, vectors: bool) -> Callable:
     def eigh(a, b, uplo):
         n = a.shape[0]
         fa, fb, ld, nn, w = fortran(a, kind), fortran(b, kind), lead(n), ints(n), np.empty(n, real)
-        work, rwork, iwork, info = np.empty(1, kind), np.empty(1, real), ints(0), ints(0)
-        it, jz, lo, query = ints(1), flag(job), flag(uplo), ints(-1)
-        gvd(
-            it.ctypes,
-            jz.ctypes,
-            lo.ctypes,
-            nn.ctypes,
-            fa.ctypes,
-            ld.ctypes,
-            fb.ctypes,
-            ld.ctypes,
-            w.ctypes,
-            work.ctypes,
-            query.ctypes,
-            rwork.ctypes,
-            query.ctypes,
-            iwork.ctypes,
-            query.ctypes,
-            info.ctypes,
-        )
-        work, iwork = np.empty(work_size(work), kind), np.empty(max(1, iwork[0]), np.int32)
-        rwork = np.empty(work_size(rwork), real)
-        gvd(
-            it.ctypes,
-            jz.ctypes,
-            lo.ctypes,
-            nn.ctypes,
-            fa.ctypes,
-            ld.ctypes,
-            fb.ctypes,
-            ld.ctypes,
-            w.ctypes,
-            work.ctypes,
-            ints(work.size).ctypes,
-            rwork.ctypes,
-            ints(rwork.size).ctypes,
-            iwork.ctypes,
-            ints(iwork.size).ctypes,
-            info.ctypes,
-        )
+        it, jz, lo, info = ints(1), flag(job), flag(uplo), ints(0)
+        head = (it.ctypes, jz.ctypes, lo.ctypes, nn.ctypes, fa.ctypes, ld.ctypes, fb.ctypes)
+        with_workspaces(gvd, head + (ld.ctypes, w.ctypes), info, kind, real, np.int32)
         _pencil_errors(info[0], n)
         return w, np.ascontiguousarray(fa)
 

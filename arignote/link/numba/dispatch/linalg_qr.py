@@ -18,7 +18,7 @@ from arignote.link.numba.dispatch.lapack import (
     fortran_empty,
     integer,
     numpy_routine,
-    work_size,
+    with_workspace,
 )
 
 
@@ -35,43 +35,18 @@ def qr_function(complete: bool) -> Callable:
         k = min(m, n)
         f, tau = fortran(a, np.float64), np.zeros(max(1, k))
         mm, nn, kk, ld = integer(m, it), integer(n, it), integer(k, it), integer(max(1, m), it)
-        info, work = integer(0, it), np.zeros(1)
-        for lwork in (-1, 0):  # a workspace query, then the call
-            if lwork == 0:
-                work = np.zeros(work_size(work))
-            lw = integer(lwork or work.size, it)
-            geqrf(
-                mm.ctypes,
-                nn.ctypes,
-                f.ctypes,
-                ld.ctypes,
-                tau.ctypes,
-                work.ctypes,
-                lw.ctypes,
-                info.ctypes,
-            )
+        info = integer(0, it)
+        with_workspace(
+            geqrf, (mm.ctypes, nn.ctypes, f.ctypes, ld.ctypes, tau.ctypes), (), info, np.float64, it
+        )
         check_argument(info[0])
         cols = m if complete else k
         r = np.triu(np.ascontiguousarray(f[:cols, :]))
         q = fortran_empty(m, cols, np.float64)
         q[:, :] = 0.0
         q[:, : min(n, cols)] = f[:, : min(n, cols)]
-        qc = integer(cols, it)
-        for lwork in (-1, 0):
-            if lwork == 0:
-                work = np.zeros(work_size(work))
-            lw = integer(lwork or work.size, it)
-            orgqr(
-                mm.ctypes,
-                qc.ctypes,
-                kk.ctypes,
-                q.ctypes,
-                ld.ctypes,
-                tau.ctypes,
-                work.ctypes,
-                lw.ctypes,
-                info.ctypes,
-            )
+        head = (mm.ctypes, integer(cols, it).ctypes, kk.ctypes, q.ctypes, ld.ctypes, tau.ctypes)
+        with_workspace(orgqr, head, (), info, np.float64, it)
         check_argument(info[0])
         return np.ascontiguousarray(q), r
 

@@ -34,6 +34,8 @@ from arignote.link.numba.dispatch.lapack import (
     S,
     V,
     _jit,
+    adapted,
+    call_with_workspace,
     check_argument,
     check_finite,
     flag,
@@ -43,7 +45,8 @@ from arignote.link.numba.dispatch.lapack import (
     is_complex,
     lapack_for,
     lead,
-    work_size,
+    query_workspace,
+    with_workspace,
 )
 from arignote.tensor.linalg.schur import QZ, Schur
 
@@ -104,55 +107,8 @@ def _schur_errors(info, n):
 def _gees_call(dtype: str) -> Callable:
     """``?gees`` behind one signature: ``w`` holds the eigenvalues (real matrices: ``wr``
     then ``wi``, length ``2 n``), ``rwork`` is unused for real matrices."""
-    gees = lapack_for("gees", dtype)
-    if is_complex(dtype):
-
-        @_jit
-        def complex_call(
-            jobvs, sort, select, n, a, lda, sdim, w, vs, ldvs, work, lwork, rwork, bwork, info
-        ):
-            gees(
-                jobvs,
-                sort,
-                select,
-                n,
-                a,
-                lda,
-                sdim,
-                w.ctypes,
-                vs,
-                ldvs,
-                work,
-                lwork,
-                rwork,
-                bwork,
-                info,
-            )
-
-        return complex_call
-
-    @_jit
-    def call(jobvs, sort, select, n, a, lda, sdim, w, vs, ldvs, work, lwork, rwork, bwork, info):
-        wi = w[w.shape[0] // 2 :]  # a view: its data pointer is w's second half
-        gees(
-            jobvs,
-            sort,
-            select,
-            n,
-            a,
-            lda,
-            sdim,
-            w.ctypes,
-            wi.ctypes,
-            vs,
-            ldvs,
-            work,
-            lwork,
-            bwork,
-            info,
-        )
-
-    return call
+    real = not is_complex(dtype)
+    return adapted(lapack_for("gees", dtype), 15, 7, real, 12 if real else -1)
 
 
 @cache
@@ -172,44 +128,15 @@ def schur_function(dtype: str) -> Callable:
         check_finite(a)
         t, vs, ld, nn = fortran(a, kind), fortran_empty(n, n, kind), lead(n), ints(n)
         w = np.empty(n if complex_matrix else 2 * n, kind)
-        work, rwork, bwork = np.empty(1, kind), np.empty(max(1, n), real), np.empty(n, np.int32)
+        rwork, bwork = np.empty(max(1, n), real), np.empty(n, np.int32)
         sdim, info, jv = ints(0), ints(0), flag(V)
+        tail, matrix = (rwork.ctypes, bwork.ctypes), (nn.ctypes, t.ctypes, ld.ctypes, sdim.ctypes)
+        rest = matrix + (w, vs.ctypes, ld.ctypes)
         # SciPy's workspace query does not sort; the call does
-        gees(
-            jv.ctypes,
-            flag(N).ctypes,
-            NO_SELECT,
-            nn.ctypes,
-            t.ctypes,
-            ld.ctypes,
-            sdim.ctypes,
-            w,
-            vs.ctypes,
-            ld.ctypes,
-            work.ctypes,
-            ints(-1).ctypes,
-            rwork.ctypes,
-            bwork.ctypes,
-            info.ctypes,
-        )
-        work = np.empty(work_size(work), kind)
-        gees(
-            jv.ctypes,
-            flag(sorting).ctypes,
-            select,
-            nn.ctypes,
-            t.ctypes,
-            ld.ctypes,
-            sdim.ctypes,
-            w,
-            vs.ctypes,
-            ld.ctypes,
-            work.ctypes,
-            ints(work.size).ctypes,
-            rwork.ctypes,
-            bwork.ctypes,
-            info.ctypes,
-        )
+        query = (jv.ctypes, flag(N).ctypes, NO_SELECT) + rest
+        work = query_workspace(gees, query, tail, info, kind, np.int32)
+        head = (jv.ctypes, flag(sorting).ctypes, select) + rest
+        call_with_workspace(gees, head, tail, info, work, np.int32)
         _schur_errors(info[0], n)
         return np.ascontiguousarray(t), np.ascontiguousarray(vs)
 
@@ -252,109 +179,8 @@ def _gges_errors(info, n):
 def _gges_call(dtype: str) -> Callable:
     """``?gges`` behind one signature: ``alpha`` holds ``alphar`` then ``alphai`` (length
     ``2 n``) for real matrices, ``rwork`` is unused there."""
-    gges = lapack_for("gges", dtype)
-    if is_complex(dtype):
-
-        @_jit
-        def complex_call(
-            jl,
-            jr,
-            sort,
-            select,
-            n,
-            a,
-            lda,
-            b,
-            ldb,
-            sdim,
-            alpha,
-            beta,
-            vsl,
-            ldvsl,
-            vsr,
-            ldvsr,
-            work,
-            lwork,
-            rwork,
-            bwork,
-            info,
-        ):
-            gges(
-                jl,
-                jr,
-                sort,
-                select,
-                n,
-                a,
-                lda,
-                b,
-                ldb,
-                sdim,
-                alpha.ctypes,
-                beta,
-                vsl,
-                ldvsl,
-                vsr,
-                ldvsr,
-                work,
-                lwork,
-                rwork,
-                bwork,
-                info,
-            )
-
-        return complex_call
-
-    @_jit
-    def call(
-        jl,
-        jr,
-        sort,
-        select,
-        n,
-        a,
-        lda,
-        b,
-        ldb,
-        sdim,
-        alpha,
-        beta,
-        vsl,
-        ldvsl,
-        vsr,
-        ldvsr,
-        work,
-        lwork,
-        rwork,
-        bwork,
-        info,
-    ):
-        ai = alpha[alpha.shape[0] // 2 :]
-        gges(
-            jl,
-            jr,
-            sort,
-            select,
-            n,
-            a,
-            lda,
-            b,
-            ldb,
-            sdim,
-            alpha.ctypes,
-            ai.ctypes,
-            beta,
-            vsl,
-            ldvsl,
-            vsr,
-            ldvsr,
-            work,
-            lwork,
-            bwork,
-            info,
-        )
-
-    return call
+    real = not is_complex(dtype)
+    return adapted(lapack_for("gges", dtype), 21, 10, real, 18 if real else -1)
 
 
 @cache
@@ -375,34 +201,13 @@ def qz_function(dtype: str) -> Callable:
         aa, bb, ld, nn = fortran(a, kind), fortran(b, kind), lead(n), ints(n)
         q, z = fortran_empty(n, n, kind), fortran_empty(n, n, kind)
         alpha, beta = np.empty(n if complex_matrix else 2 * n, kind), np.empty(n, kind)
-        work, rwork, bwork = np.empty(1, kind), np.empty(max(1, 8 * n), real), ints(0)
+        rwork, bwork = np.empty(max(1, 8 * n), real), ints(0)
         sdim, info, jv, sort = ints(0), ints(0), flag(V), flag(N)
-        for lwork in (-1, 0):  # a workspace query, then the call
-            if lwork == 0:
-                work = np.empty(work_size(work), kind)
-            gges(
-                jv.ctypes,
-                jv.ctypes,
-                sort.ctypes,
-                NO_SELECT,
-                nn.ctypes,
-                aa.ctypes,
-                ld.ctypes,
-                bb.ctypes,
-                ld.ctypes,
-                sdim.ctypes,
-                alpha,
-                beta.ctypes,
-                q.ctypes,
-                ld.ctypes,
-                z.ctypes,
-                ld.ctypes,
-                work.ctypes,
-                ints(lwork or work.size).ctypes,
-                rwork.ctypes,
-                bwork.ctypes,
-                info.ctypes,
-            )
+        head = (jv.ctypes, jv.ctypes, sort.ctypes, NO_SELECT, nn.ctypes, aa.ctypes, ld.ctypes)
+        pair = (bb.ctypes, ld.ctypes, sdim.ctypes, alpha, beta.ctypes)
+        vectors = (q.ctypes, ld.ctypes, z.ctypes, ld.ctypes)
+        tail = (rwork.ctypes, bwork.ctypes)
+        with_workspace(gges, head + pair + vectors, tail, info, kind, np.int32)
         _gges_errors(info[0], n)
         return aa, bb, alpha, beta, q, z
 
@@ -433,122 +238,7 @@ def ordqz_select(alpha, beta, sort):
 
 def _tgsen_call(dtype: str) -> Callable:
     """``?tgsen`` behind one signature (``alpha`` as in ``_gges_call``)."""
-    tgsen = lapack_for("tgsen", dtype)
-    if is_complex(dtype):
-
-        @_jit
-        def complex_call(
-            ijob,
-            wq,
-            wz,
-            select,
-            n,
-            a,
-            lda,
-            b,
-            ldb,
-            alpha,
-            beta,
-            q,
-            ldq,
-            z,
-            ldz,
-            m,
-            pl,
-            pr,
-            dif,
-            work,
-            lwork,
-            iwork,
-            liwork,
-            info,
-        ):
-            tgsen(
-                ijob,
-                wq,
-                wz,
-                select,
-                n,
-                a,
-                lda,
-                b,
-                ldb,
-                alpha.ctypes,
-                beta,
-                q,
-                ldq,
-                z,
-                ldz,
-                m,
-                pl,
-                pr,
-                dif,
-                work,
-                lwork,
-                iwork,
-                liwork,
-                info,
-            )
-
-        return complex_call
-
-    @_jit
-    def call(
-        ijob,
-        wq,
-        wz,
-        select,
-        n,
-        a,
-        lda,
-        b,
-        ldb,
-        alpha,
-        beta,
-        q,
-        ldq,
-        z,
-        ldz,
-        m,
-        pl,
-        pr,
-        dif,
-        work,
-        lwork,
-        iwork,
-        liwork,
-        info,
-    ):
-        ai = alpha[alpha.shape[0] // 2 :]
-        tgsen(
-            ijob,
-            wq,
-            wz,
-            select,
-            n,
-            a,
-            lda,
-            b,
-            ldb,
-            alpha.ctypes,
-            ai.ctypes,
-            beta,
-            q,
-            ldq,
-            z,
-            ldz,
-            m,
-            pl,
-            pr,
-            dif,
-            work,
-            lwork,
-            iwork,
-            liwork,
-            info,
-        )
-
-    return call
+    return adapted(lapack_for("tgsen", dtype), 24, 9, not is_complex(dtype))
 
 
 @cache
