@@ -96,6 +96,21 @@ def _check_runtime_broadcast(op: Op, node: Apply, inputs: Sequence, batch_shape:
                 )
 
 
+def check_core_lengths(op: Any, input_shapes: Sequence[Sequence[int]]) -> None:
+    """Raise ``ValueError`` (as ``np.vectorize`` does) where a core dimension named in the
+    signature has different lengths in two inputs: checked before any block runs, so that
+    an empty batch, which runs none, refuses what a full one would."""
+    seen: dict = {}
+    for shape, dims in zip(input_shapes, op.inputs_sig):
+        core = list(shape)[len(shape) - len(dims) :]
+        for name, length in zip(dims, core):
+            first = seen.setdefault(name, length)
+            if first != length:
+                raise ValueError(
+                    f"{op}: inconsistent size for core dimension '{name}': {first} vs {length}"
+                )
+
+
 class Blockwise(Op):
     """``core_op`` applied to each block of its inputs' leading batch dimensions.
 
@@ -171,6 +186,7 @@ class Blockwise(Op):
         batch_ndim = self.batch_ndim(node)
         batch_shape = np.broadcast_shapes(*(x.shape[:batch_ndim] for x in inputs))
         _check_runtime_broadcast(self, node, inputs, batch_shape)
+        check_core_lengths(self, [x.shape for x in inputs])
         blocks = [np.broadcast_to(x, batch_shape + x.shape[batch_ndim:]) for x in inputs]
         core_node = self.core_node(node)
         results: list[list] = [[] for _ in node.outputs]

@@ -20,6 +20,9 @@ import pytest
 
 import arignote
 from arignote.compile.mode import Mode
+from arignote.tensor.blockwise import Blockwise
+from arignote.tensor.conv.abstract_conv import AbstractConv_gradInputs
+from arignote.tensor.math import Dot
 from tests.op_db import REGISTRY
 from tests.op_db.core import cast_sample
 from tests.test_op_db import _outputs, _symbolic
@@ -392,3 +395,44 @@ def test_multivariate_normal_of_an_infinite_covariance_never_hangs(path):
             fn(np.zeros(3), bad)
     assert bad[0, 1] == np.inf
     assert np.isfinite(np.asarray(fn(np.zeros(3), np.eye(3)))).all()
+
+
+@pytest.mark.parametrize("path", ["VM", "NUMBA", "JAX"])
+def test_blockwise_of_inconsistent_core_lengths_raises_even_for_an_empty_batch(path):
+    # found by the empty inputs: no block runs in an empty batch, so perform (and the native
+    # loop) returned values where NumPy's gufuncs and np.vectorize refuse the core lengths
+    a, v = arignote.tensor.dtensor3("a"), arignote.tensor.dmatrix("v")
+    out = Blockwise(Dot(), "(m,k),(k)->(m)")(a, v)
+    fn = arignote.function([a, v], out, mode=PATHS[_path(path)])
+    for batch in (0, 2):
+        with pytest.raises(ValueError, match="inconsistent size for core dimension 'k': 4 vs 3"):
+            fn(np.zeros((batch, 3, 4)), np.zeros((batch, 3)))
+    assert np.asarray(fn(np.zeros((0, 3, 4)), np.zeros((0, 4)))).shape == (0, 3)
+
+
+@pytest.mark.parametrize("path", ["VM", "NUMBA"])
+def test_convolution_gradient_of_mismatched_filters_raises_even_for_an_empty_batch(path):
+    # the native kernels read the output gradient through the kernel's filter count: an
+    # empty batch hid a mismatch that perform refuses
+    w, gy = arignote.tensor.dtensor4("w"), arignote.tensor.dtensor4("gy")
+    dx = AbstractConv_gradInputs(convdim=2)(w, gy, 6, 5)
+    fn = arignote.function([w, gy], dx, mode=PATHS[_path(path)])
+    with pytest.raises(ValueError, match="channels|mismatch"):
+        fn(np.zeros((2, 3, 3, 2)), np.zeros((0, 4, 4, 4)))
+    assert np.asarray(fn(np.zeros((4, 3, 3, 2)), np.zeros((0, 4, 4, 4)))).shape == (0, 3, 6, 5)
+
+
+def test_jax_unshared_convolution_keeps_an_infinite_pixel_out_of_other_taps():
+    # JAX's patch extraction (a convolution with one-hot kernels) multiplied the infinity by
+    # the zeros of the other taps: NaN where perform gives an infinity
+    if not HAVE_JAX:
+        pytest.skip("jax is not installed")
+    x = arignote.tensor.dtensor4("x")
+    w = arignote.tensor.tensor(dtype="float64", shape=(None,) * 6, name="w")
+    out = arignote.tensor.conv.conv2d(x, w, unshared=True)
+    image, kernels = np.ones((1, 1, 3, 3)), np.ones((1, 2, 2, 1, 2, 2))
+    image[0, 0, 1, 1] = np.inf
+    expected = arignote.function([x, w], out, mode=REFERENCE)(image, kernels)
+    got = arignote.function([x, w], out, mode="JAX")(image, kernels)
+    assert np.isinf(expected).all()
+    np.testing.assert_array_equal(np.asarray(got), expected)

@@ -25,6 +25,7 @@ from arignote.link.jax.dispatch import (
     scan,
     shape,
     special,
+    special_logs,
     subtensor,
 )
 from arignote.link.jax.dispatch.basic import (

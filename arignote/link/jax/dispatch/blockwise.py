@@ -18,7 +18,7 @@ import jax.numpy as jnp
 from arignote.graph.basic import Apply
 from arignote.link.jax.dispatch.basic import is_static, jax_funcify, output_dtypes
 from arignote.tensor.alloc import BroadcastLength
-from arignote.tensor.blockwise import Blockwise
+from arignote.tensor.blockwise import Blockwise, check_core_lengths
 
 
 def _batched(core: Callable, batch_ndim: int) -> Callable:
@@ -46,6 +46,7 @@ def jax_funcify_Blockwise(op: Blockwise, node: Apply, **kwargs: Any) -> Callable
 
     def blockwise(*inputs):
         inputs = [jnp.asarray(x) for x in inputs]
+        check_core_lengths(op, [x.shape for x in inputs])  # shapes are static while tracing
         batch = jnp.broadcast_shapes(*(x.shape[:batch_ndim] for x in inputs))
         blocks = [jnp.broadcast_to(x, batch + x.shape[batch_ndim:]) for x in inputs]
         results = mapped(*blocks)

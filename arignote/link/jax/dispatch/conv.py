@@ -4,7 +4,7 @@ The forward convolution is one ``lax.conv_general_dilated`` (images ``(N, C, *sp
 kernels ``(F, C / groups, *taps)``: the layouts XLA calls "NCHW" and "OIHW"), with the kernel
 flipped first when ``filter_flip`` asks for a true convolution. Unshared kernels (one kernel
 per output position) are a product of the kernels with the image's patches
-(``lax.conv_general_dilated_patches``).
+(strided slices of the padded image).
 
 The two adjoint ops are the transposes of the forward convolution as a linear map of its image
 or of its kernel (``jax.linear_transpose``): XLA then emits the transposed (dilated)
@@ -14,6 +14,7 @@ dilation and group count without a second derivation of the index arithmetic.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from functools import partial
@@ -69,21 +70,41 @@ def _shared_corr(op: BaseAbstractConv, img: Any, kern: Any) -> Any:
     )
 
 
+def _patches(op: BaseAbstractConv, img: Any, taps: tuple) -> Any:
+    """The image's patches ``(N, C * prod(taps), *out)``, channel-major, read by strided
+    slices of the padded image: ``lax.conv_general_dilated_patches`` convolves with one-hot
+    kernels, whose zeros turn an infinite pixel into NaN in every other entry of its patches
+    (found by the hostile-input sweep). An empty output keeps XLA's version (and its error)."""
+    padded = jnp.pad(img, [(0, 0), (0, 0), *_pads(op, taps)])
+    strides, dilation = tuple(op.subsample), tuple(op.filter_dilation)
+    spans = [d * (t - 1) + 1 for t, d in zip(taps, dilation)]
+    out = [(n - span) // s + 1 for n, span, s in zip(padded.shape[2:], spans, strides)]
+    if min(out, default=1) <= 0:
+        return lax.conv_general_dilated_patches(
+            img,
+            filter_shape=taps,
+            window_strides=op.subsample,
+            padding=_pads(op, taps),
+            rhs_dilation=op.filter_dilation,
+            dimension_numbers=_dimension_numbers(op.convdim),
+            precision=_PRECISION,
+        )
+    rows = []
+    for tap in itertools.product(*(range(t) for t in taps)):
+        start = [t * d for t, d in zip(tap, dilation)]
+        stop = [b + (o - 1) * s + 1 for b, o, s in zip(start, out, strides)]
+        rows.append(lax.slice(padded, (0, 0, *start), (*padded.shape[:2], *stop), (1, 1, *strides)))
+    stacked = jnp.stack(rows, axis=2)  # (N, C, taps, *out): channel-major
+    return stacked.reshape(img.shape[0], img.shape[1] * len(rows), *out)
+
+
 def _unshared_corr(op: BaseAbstractConv, img: Any, kern: Any) -> Any:
     """``out[n, f, o] = sum_q patches[n, q, o] kern[f, o, q]`` within each group, where ``q``
     runs over a group's channels and the kernel taps (patches order them channel-major, as
     the kernel's trailing ``(C / groups, *taps)`` axes flatten)."""
     k, groups = op.convdim, op.num_groups
     taps = tuple(kern.shape[-k:])
-    patches = lax.conv_general_dilated_patches(
-        img,
-        filter_shape=taps,
-        window_strides=op.subsample,
-        padding=_pads(op, taps),
-        rhs_dilation=op.filter_dilation,
-        dimension_numbers=_dimension_numbers(k),
-        precision=_PRECISION,
-    )
+    patches = _patches(op, img, taps)
     n, out = img.shape[0], patches.shape[2:]
     filters = kern.shape[0]
     if tuple(kern.shape[1 : 1 + k]) != tuple(out):
@@ -91,8 +112,10 @@ def _unshared_corr(op: BaseAbstractConv, img: Any, kern: Any) -> Any:
             f"AbstractConv: unshared kernels for positions {tuple(kern.shape[1 : 1 + k])} do not "
             f"match the output positions {tuple(out)}"
         )
-    grouped = patches.reshape(n, groups, -1, math.prod(out))
-    weights = kern.reshape(groups, filters // groups, math.prod(out), -1)
+    # lengths written out (no -1): JAX cannot infer one from an empty array
+    per_group = math.prod(kern.shape[1 + k :])
+    grouped = patches.reshape(n, groups, per_group, math.prod(out))
+    weights = kern.reshape(groups, filters // groups, math.prod(out), per_group)
     result = jnp.einsum("ngqp,gfpq->ngfp", grouped, weights, precision=_PRECISION)
     return result.reshape(n, filters, *out)
 

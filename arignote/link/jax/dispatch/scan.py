@@ -174,8 +174,10 @@ def _sequence_rows(lay: _Layout, seq: Any, k: int, n: int) -> Any:
 def _run_scan(lay, node, step, n, seqs, windows, states) -> list:
     if n < 0:
         raise ValueError(f"{lay.name}: n_steps must not be negative, got {n}")
-    stacked = [_stacked(lay, j, n) for j in range(lay.n_traced)]
     rows = [_sequence_rows(lay, s, k, n) for k, s in enumerate(seqs)]
+    if n == 0:
+        return _no_steps(lay, step, seqs, windows, states)
+    stacked = [_stacked(lay, j, n) for j in range(lay.n_traced)]
 
     def body(carry, xs):
         windows, states, new_traced, mapped, _ = step(list(xs), *carry)
@@ -192,6 +194,19 @@ def _run_scan(lay, node, step, n, seqs, windows, states) -> list:
         rows_j = jnp.concatenate([initial[j], next(kept)]) if stacked[j] else windows[j]
         traced.append(_last_rows(rows_j, lay.keep[j], lay.lags[j] + n))
     mapped = [_last_rows(m, lay.keep[lay.n_traced + i], n) for i, m in enumerate(mapped)]
+    return [*traced, *mapped, *states]
+
+
+def _no_steps(lay, step, seqs, windows, states) -> list:
+    """The outputs of a loop of zero steps, as the VM's: the initial rows, no mapped rows and
+    the untraced states as given. The step is not traced (only its mapped rows' shapes are):
+    a body ill-shaped for these inputs never runs, so it must not raise (an empty foldr)."""
+    traced = [_last_rows(w, lay.keep[j], lay.lags[j]) for j, w in enumerate(windows)]
+    mapped = []
+    if lay.n_mapped:
+        rows = [jax.ShapeDtypeStruct(jnp.shape(s)[1:], jnp.result_type(s)) for s in seqs]
+        shapes = jax.eval_shape(lambda r, w, s: step(r, w, s)[3], rows, windows, states)
+        mapped = [jnp.zeros((0, *x.shape), x.dtype) for x in shapes]
     return [*traced, *mapped, *states]
 
 

@@ -47,6 +47,7 @@ def _blockwise(op: Blockwise, node: Apply) -> Callable:
     lines = [
         f"def kernel({_args(node)}):",
         *_batch_shape(op, node),
+        *_core_lengths(op, node),
         *empty,
         *_first_block(op, node),
         *_other_blocks(op, node),
@@ -104,6 +105,25 @@ def _batch_shape(op: Blockwise, node: Apply) -> list[str]:
     lines, _, _ = broadcast_lines(node.inputs, names, batch, mismatch)
     product = " * ".join(f"s{d}" for d in range(batch)) or "1"
     return [*lines, f"    total = {product}"]
+
+
+def _core_lengths(op: Blockwise, node: Apply) -> list[str]:
+    """Lines raising ValueError as ``perform`` does (``check_core_lengths``) where a core
+    dimension has different lengths in two inputs, even in an empty batch."""
+    batch = op.batch_ndim(node)
+    first: dict[str, str] = {}
+    lines = []
+    for k, dims in enumerate(op.inputs_sig):
+        for j, name in enumerate(dims):
+            length = f"x{k}.shape[{batch + j}]"
+            if first.setdefault(name, length) == length:
+                continue
+            lines += [
+                f"    if {length} != {first[name]}:",
+                f"        raise ValueError('{op}: inconsistent size for core dimension "
+                f"\\'{name}\\': ' + str({first[name]}) + ' vs ' + str({length}))",
+            ]
+    return lines
 
 
 def _block(op: Blockwise, node: Apply, k: int) -> str:

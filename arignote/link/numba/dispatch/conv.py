@@ -96,6 +96,17 @@ def _check_groups(op: BaseAbstractConv, channels: str, kern_channels: str, filte
     ]
 
 
+def check_cotangent(op: BaseAbstractConv, axis: int, length: str, what: str) -> list[str]:
+    """ValueError where axis ``axis`` of the output gradient ``gy`` is not ``length`` (the
+    image's batch length, the kernel's filter count): ``perform`` raises in its product, and
+    an empty input would otherwise hide the mismatch (found by the hostile-input sweep)."""
+    return [
+        f"    if gy.shape[{axis}] != {length}:",
+        f"        raise ValueError('{type(op).__name__}: the output gradient has ' + "
+        f"str(gy.shape[{axis}]) + ' {what} where the others give ' + str({length}))",
+    ]
+
+
 def _columns(op: BaseAbstractConv, depth: int) -> list[str]:
     """Lines filling ``cols`` (rows: batch and output positions; columns: channel and taps)
     for group ``g`` from the image ``x``."""
@@ -200,6 +211,7 @@ def _conv_grad_weights(op: AbstractConv_gradWeights, node: Apply) -> Callable:
         f"    Fg = F // {op.num_groups}",
     ]
     lines += _check_groups(op, "x.shape[1]", "Cg", "F")
+    lines += check_cotangent(op, 0, "N", "batch entries")
     lines += _header(op, "ks{d}[()]") + _image_lengths(k, "x")
     lines += [f"    O{d} = gy.shape[{2 + d}]" for d in range(k)]
     lines += [
@@ -239,6 +251,7 @@ def _conv_grad_inputs(op: AbstractConv_gradInputs, node: Apply) -> Callable:
         f"    Fg = F // {op.num_groups}",
     ]
     lines += _check_groups(op, f"Cg * {op.num_groups}", "Cg", "F")
+    lines += check_cotangent(op, 1, "F", "channels")
     lines += _header(op, "w.shape[{d}+2]")
     lines += [f"    H{d} = hs{d}[()]" for d in range(k)]
     lines += [f"    O{d} = gy.shape[{2 + d}]" for d in range(k)]

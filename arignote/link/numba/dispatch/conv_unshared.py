@@ -28,6 +28,7 @@ from arignote.link.numba.dispatch.conv import (
     _spatial,
     _tap,
     _window_loops,
+    check_cotangent,
 )
 from arignote.tensor.conv.abstract_conv import (
     AbstractConv,
@@ -104,6 +105,7 @@ def _conv_unshared_grad_weights(op: AbstractConv_gradWeights, node: Apply) -> Ca
         f"    Fg = F // {op.num_groups}",
     ]
     lines += _check_groups(op, "x.shape[1]", "Cg", "F")
+    lines += check_cotangent(op, 0, "N", "batch entries")
     lines += _header(op, "ks{d}[()]") + _image_lengths(k, "x")
     lines += _output_lengths(k, type(op).__name__) + _positions_check(op, "gy", 2)
     lines.append(f"    out = np.zeros((F, {_spatial(k, 'O')}, Cg, {_spatial(k, 'K')}), np.{dtype})")
@@ -122,6 +124,7 @@ def _conv_unshared_grad_inputs(op: AbstractConv_gradInputs, node: Apply) -> Call
         f"    Fg = F // {op.num_groups}",
     ]
     lines += _check_groups(op, f"Cg * {op.num_groups}", "Cg", "F")
+    lines += check_cotangent(op, 1, "F", "channels")
     lines += _header(op, f"w.shape[{{d}}+{2 + k}]")
     lines += [f"    H{d} = hs{d}[()]" for d in range(k)]
     lines += [f"    O{d} = gy.shape[{2 + d}]" for d in range(k)]
