@@ -160,11 +160,7 @@ _LOADED: weakref.WeakValueDictionary[str, Lease] = weakref.WeakValueDictionary()
 #: process-wide engine keeps it), so loading an entry again costs the process about 20 KiB
 #: for good, and some 25 ms: a loop that builds, calls and drops the same function reuses
 #: the entry instead. Entries with injected objects are not kept (they load once anyway).
-# Unbounded by default: numba finds a function's environment by its mangled name at run time,
-# and two loaded entries can hold helpers of the same name (``copy_rng``); emptying one module
-# then strands the other's calls ("missing Environment", found by the fuzz harness in CI).
-# Set a bound (the freeing tests set 0) where entries never share helpers.
-KEPT_ENTRIES = sys.maxsize
+KEPT_ENTRIES = 16
 _KEPT: OrderedDict[str, Lease] = OrderedDict()
 _KEPT_LOCK = threading.Lock()
 
