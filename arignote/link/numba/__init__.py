@@ -27,9 +27,18 @@ import os
 # contextlib.redirect_stdout). Plain messages touch neither; read when numba is imported.
 os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
+from arignote.link.numba import unique_ids
+
+# before anything is compiled: ids unique across processes, so cached code cannot collide
+unique_ids.install()
+
 from arignote.link.basic import register_linker
 from arignote.link.numba.dispatch import FALLBACKS, NotNative, numba_funcify
-from arignote.link.numba.linker import WHOLE_GRAPH_FALLBACKS, NumbaLinker, native_report
+from arignote.link.numba.linker import (
+    WHOLE_GRAPH_FALLBACKS,
+    NumbaLinker,
+    native_report,
+)
 
 register_linker("numba", NumbaLinker)
 

@@ -65,6 +65,9 @@ from arignote.link.hot_index import cache_root, forget_all
 from arignote.link.numba.cache_text import GraphModule, graph_module
 
 _PREFIX = "arignote_"
+#: Part of every entry's key: raised when entries written before cannot be loaded safely
+#: (2: numba function ids random, see :mod:`.unique_ids`; older entries hold counter ids).
+_FORMAT = 2
 #: Temporary files older than this (seconds) are leftovers of killed writers.
 _STALE_SECONDS = 3600.0
 
@@ -81,6 +84,7 @@ def cache_dir() -> Path:
 def entry_key(text: str, constants: dict[str, Any]) -> str:
     digest = hashlib.sha256(text.encode())
     versions = (numba.__version__, llvmlite.__version__, np.__version__, _arignote_version())
+    versions += (_FORMAT,)
     digest.update(repr((versions, platform.machine(), _cpu_name())).encode())
     for name, value in constants.items():
         array = np.asarray(value)
