@@ -122,6 +122,8 @@ class Function:
         self.maker = maker
         self.runner = runner
         self.input_storage = containers
+        # shared generator -> the copy this function draws from (a JAX function: keys)
+        self.generator_copies: dict[SharedVariable, SharedVariable] = {}
         self.name = maker.name
         self.profile = maker.profile
         self._setup_arguments(maker, containers)
@@ -399,7 +401,8 @@ class Function:
 
     def get_shared(self) -> list[SharedVariable]:
         """The shared variables this function reads or updates."""
-        return [inp.variable for inp in self.maker.inputs if inp.implicit]
+        implicit = [inp.variable for inp in self.maker.inputs if inp.implicit]
+        return [self.generator_copies.get(var, var) for var in implicit]
 
     def free(self) -> None:
         """Drop whatever the runner keeps between calls (the VM keeps no values anyway)."""

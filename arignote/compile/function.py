@@ -30,6 +30,7 @@ from arignote.graph.features import InconsistencyError, ReplaceValidate
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.rewriting.trace import RewriteTrace
 from arignote.graph.shared import Container, SharedVariable, shared
+from arignote.tensor.random.type import RandomGeneratorType
 
 
 class UnusedInputError(ValueError):
@@ -399,7 +400,8 @@ class FunctionMaker:
     def create(self, input_storage: list[Container] | None = None) -> Function:
         """A new Function over this graph, with the given input containers (or fresh ones)."""
         start = time.perf_counter()
-        containers = input_storage or [self._container(inp) for inp in self.inputs]
+        containers = list(input_storage or [self._container(inp) for inp in self.inputs])
+        copies = self._copy_generators(containers)
         with linking_with(self.mode, self.profile):
             runner = self.linker.make_runner()
         self.timings["link"] = time.perf_counter() - start
@@ -407,7 +409,35 @@ class FunctionMaker:
             self.profile.linker_time += self.timings["link"]
             self.profile.nb_nodes = len(runner.order)
         function_class = Function if self.profile is None else ProfiledFunction
-        return function_class(self, runner, containers)
+        created = function_class(self, runner, containers)
+        created.generator_copies.update(copies)
+        return created
+
+    def _copy_generators(self, containers: list[Container]) -> dict:
+        """For a linker that ``copies_shared_generators``: each shared generator's container
+        in ``containers`` replaced by a copy's; returns the copies by shared variable."""
+        copies = {}
+        for k, inp in enumerate(self.inputs):
+            if self._copies_generator(inp) and containers[k] is inp.variable.container:
+                value = copy.deepcopy(inp.variable.get_value(borrow=True))
+                copies[inp.variable] = shared(value, name=inp.variable.name)
+                containers[k] = copies[inp.variable].container
+        if copies:
+            warnings.warn(
+                f"The shared random generators [{', '.join(map(str, copies))}] are not updated "
+                f"by this function ({self.linker}): it draws from a copy of each (its "
+                "get_shared() returns the copies)",
+                UserWarning,
+                stacklevel=4,
+            )
+        return copies
+
+    def _copies_generator(self, inp: In) -> bool:
+        return (
+            self.linker.copies_shared_generators
+            and inp.shared
+            and isinstance(inp.variable.type, RandomGeneratorType)
+        )
 
     def _container(self, inp: In) -> Container:
         if isinstance(inp.value, Container):

@@ -40,11 +40,16 @@ class Linker:
         Phases or rewrite tags this linker needs in the pipeline (added to a mode's includes).
     incompatible_rewrites
         Phases or rewrite tags this linker cannot take (excluded from the pipeline).
+    copies_shared_generators
+        True when the compiled code keeps random state of another kind than NumPy's
+        (JAX keys): each function then draws from its own copy of a shared generator, and
+        the shared variable keeps its NumPy ``Generator`` for the other functions using it.
     """
 
     fgraph: FunctionGraph | None = None
     required_rewrites: tuple[str, ...] = ()
     incompatible_rewrites: tuple[str, ...] = ()
+    copies_shared_generators: bool = False
 
     def accept(
         self,

@@ -70,6 +70,8 @@ class JAXLinker(JITLinker):
     # the loop: JAX keeps the running sum in the loop's carry better, and the stack's length is
     # not static when the step count is an input value.
     incompatible_rewrites: tuple[str, ...] = ("inplace", "fusion", "scan_pushout_add")
+    # its random state is a JAX key: a shared NumPy generator stays NumPy's for other functions
+    copies_shared_generators = True
 
     def __init__(
         self,

@@ -99,22 +99,42 @@ def test_shared_values_stay_on_the_device_and_get_value_returns_numpy(rng):
     np.testing.assert_allclose(g(), -step, rtol=1e-14)
 
 
-def test_random_draws_advance_the_key_of_the_shared_generator():
+def test_random_draws_advance_the_key_of_the_functions_copy_of_the_generator():
     srng = pt.random.RandomStream(seed=7)
     draw = srng.normal(0, 1, size=(3,))
-    f = arignote.function([], draw, mode="JAX")
+    with pytest.warns(UserWarning, match="draws from a copy"):
+        f = arignote.function([], draw, mode="JAX")
     first, second = np.asarray(f()), np.asarray(f())
     assert first.shape == (3,) and first.dtype == np.float64
     assert not np.allclose(first, second)
-    g = arignote.function([], draw, mode="JAX")  # the same shared key: continues the stream
-    assert not np.allclose(np.asarray(g()), second)
+    with pytest.warns(UserWarning, match="draws from a copy"):
+        g = arignote.function([], draw, mode="JAX")  # copies the untouched shared generator
+    np.testing.assert_array_equal(np.asarray(g()), first)
     (rng_var,) = g.get_shared()
     key = rng_var.get_value()
-    assert jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)  # the state is a JAX key now
+    assert jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)  # the copy's state is a key
     rng_var.set_value(np.random.default_rng(3))  # reseeding with a NumPy generator works
     reseeded = np.asarray(g())
     rng_var.set_value(np.random.default_rng(3))
     np.testing.assert_array_equal(np.asarray(g()), reseeded)
+
+
+def test_a_shared_generator_stays_numpys_for_the_other_functions():
+    rng = arignote.shared(np.random.default_rng(5), name="rng")
+    draw = pt.random.normal(0, 1, size=(4,), rng=rng)
+    with pytest.warns(UserWarning, match=r"\[rng\]"):
+        f = arignote.function([], draw, mode="JAX")
+    f(), f()
+    assert isinstance(rng.get_value(borrow=True), np.random.Generator)
+    vm = arignote.function([], draw, mode="FAST_RUN")  # the VM draws on from the generator
+    np.testing.assert_array_equal(vm(), np.random.default_rng(5).normal(0, 1, size=4))
+    np.testing.assert_array_equal(vm(), _second_draw(5, 4))
+
+
+def _second_draw(seed: int, n: int) -> np.ndarray:
+    generator = np.random.default_rng(seed)
+    generator.normal(0, 1, size=n)
+    return generator.normal(0, 1, size=n)
 
 
 def test_random_draws_of_a_constant_generator_are_reproducible():
@@ -276,3 +296,16 @@ def test_matmul_precision_is_an_option_checked_when_the_linker_is_made(rng):
         f = arignote.function([x, y], pt.dot(x, y), mode=jax_mode(matmul_precision=precision))
         assert f.maker.linker.matmul_precision == precision
         np.testing.assert_allclose(np.asarray(f(xv, yv)), xv @ yv, rtol=1e-2, atol=1e-3)
+
+
+def test_a_copy_of_a_jax_function_draws_from_its_own_generator_copy():
+    rng = arignote.shared(np.random.default_rng(2), name="rng")
+    draw = pt.random.uniform(size=(3,), rng=rng)
+    with pytest.warns(UserWarning, match="draws from a copy"):
+        f = arignote.function([], draw, mode="JAX")
+    f()
+    with pytest.warns(UserWarning, match="draws from a copy"):
+        g = f.copy()
+    g()
+    assert isinstance(rng.get_value(borrow=True), np.random.Generator)
+    assert g.get_shared()[0] is not f.get_shared()[0] is not rng
