@@ -297,21 +297,28 @@ class _KernelWriter:
         integer = integer and np.can_cast(self.node.inputs[2 + k].type.dtype, np.int64)
         return f"np.int64(b{k}[idx])" if integer else f"np.float64(b{k}[idx])"
 
-    def _draws(self, call: str, joint: str) -> None:
-        shape = self._shape_tuple()
-        # an empty draw goes to perform too: NumPy still checks the parameters then
+    def _prologue(self, shape: str, joint: str) -> None:
+        """The lines before any draw: refused or empty draws to perform (NumPy still checks
+        the parameters of an empty draw), the parameters broadcast to ``shape`` (``b<k>``),
+        the ``joint`` condition checked at every index, the generator copied unless in place."""
         self._line(f"if {' * '.join(f'n{d}' for d in range(self.ndim)) or '1'} == 0:")
         self._line("ok = False", 2)
-        self._line("if not ok:")
-        self._line(f"return slow(rng, size, {''.join(p + ', ' for p in self.params)})", 2)
+        self._slow_unless_ok()
         for k, param in enumerate(self.params):
             self._line(f"b{k} = np.broadcast_to({param}, {shape})")
         if joint:
             self._loop(shape, f"if not ({joint}):", "ok = False")
-            self._line("if not ok:")
-            self._line(f"return slow(rng, size, {''.join(p + ', ' for p in self.params)})", 2)
+            self._slow_unless_ok()
         if not self.op.inplace:
             self._line("rng = copy_rng(rng)")
+
+    def _slow_unless_ok(self) -> None:
+        self._line("if not ok:")
+        self._line(f"return slow(rng, size, {''.join(p + ', ' for p in self.params)})", 2)
+
+    def _draws(self, call: str, joint: str) -> None:
+        shape = self._shape_tuple()
+        self._prologue(shape, joint)
         if self.op.name == "integers":  # NumPy's 32-bit buffer, shared by the whole call
             self._line("ibuffer = np.zeros(2, np.uint64)")
         if self._scalar_fill():

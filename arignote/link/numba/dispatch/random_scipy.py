@@ -200,18 +200,7 @@ class _GenGammaWriter(_KernelWriter):
     def _draws(self, call: str, joint: str) -> None:
         shape_expr, exponent, scalar = call.split("|")
         shape = self._shape_tuple()
-        self._line(f"if {' * '.join(f'n{d}' for d in range(self.ndim)) or '1'} == 0:")
-        self._line("ok = False", 2)
-        self._line("if not ok:")
-        self._line(f"return slow(rng, size, {''.join(p + ', ' for p in self.params)})", 2)
-        for k, param in enumerate(self.params):
-            self._line(f"b{k} = np.broadcast_to({param}, {shape})")
-        if joint:
-            self._loop(shape, f"if not ({joint}):", "ok = False")
-            self._line("if not ok:")
-            self._line(f"return slow(rng, size, {''.join(p + ', ' for p in self.params)})", 2)
-        if not self.op.inplace:
-            self._line("rng = copy_rng(rng)")
+        self._prologue(shape, joint)
         self._line(f"r, e = np.empty({shape}), np.empty({shape})")
         draw = f"r[idx] = standard_gamma(rng.bit_generator, {shape_expr})"
         self._loop(shape, f"{draw}; e[idx] = {exponent}")
@@ -251,14 +240,7 @@ class _TwoPassWriter(_KernelWriter):
 
     def _draws(self, call: str, joint: str) -> None:
         shape = self._shape_tuple()
-        self._line(f"if {' * '.join(f'n{d}' for d in range(self.ndim)) or '1'} == 0:")
-        self._line("ok = False", 2)
-        self._line("if not ok:")
-        self._line(f"return slow(rng, size, {''.join(p + ', ' for p in self.params)})", 2)
-        for k, param in enumerate(self.params):
-            self._line(f"b{k} = np.broadcast_to({param}, {shape})")
-        if not self.op.inplace:
-            self._line("rng = copy_rng(rng)")
+        self._prologue(shape, joint)
         self._line(f"p = np.empty({shape})")
         self._loop(shape, "p[idx] = rng.beta(x1, x2)")
         # NumPy's binomial checks every p before its first draw
