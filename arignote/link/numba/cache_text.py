@@ -65,6 +65,9 @@ class GraphModule:
     entry: str = "graph"
     #: The kernels the process shares (``dispatch.basic.compile_source``), by module-level
     #: name: the loaded module calls them instead of its own copies (see ``cache._share``).
+    #: Not those entering object mode or calling one: linked into the cached graph, such a
+    #: ``<dynamic>`` function's code needs its Environment, which numba caches only for
+    #: module functions; another process loading the graph would find it unset.
     shared: dict[str, Any] = field(default_factory=dict)
 
 
@@ -88,6 +91,7 @@ class _Writer:
         self.constants: dict[str, Any] = {}
         self.injected: dict[str, Any] = {}
         self.shared: dict[str, Any] = {}
+        self.object_mode: set[str] = set()  # functions entering object mode, or calling one
 
     def _new_name(self, value: Any, prefix: str) -> str:
         name = f"{prefix}{len(self.names)}" if prefix != "graph" else prefix
@@ -105,7 +109,9 @@ class _Writer:
         defined = jitted.py_func.__name__
         source = source.replace(f"def {defined}(", f"def {name}(", 1)
         self.parts.append(f"\n\n@numba.njit(cache=True)\n{source}")
-        if name != "graph" and getattr(jitted, "arignote_shared", False):
+        if "objmode" in jitted.arignote_source or self.object_mode.intersection(renames.values()):
+            self.object_mode.add(name)
+        elif name != "graph" and getattr(jitted, "arignote_shared", False):
             self.shared[name] = jitted
         return name
 

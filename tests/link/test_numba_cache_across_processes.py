@@ -1,8 +1,10 @@
-"""Numba function ids are unique across processes (``link/numba/unique_ids.py``).
+"""Machine code cached by one process runs right in another.
 
-With numba's own counter, two processes compiling the same functions give them the same
-mangled names; the disk cache then loads two bodies under one symbol (CI saw "missing
-Environment" for ``copy_rng`` after a test run loaded entries an earlier run had written).
+Numba function ids are unique across processes (``link/numba/unique_ids.py``): with numba's
+own counter, two processes compiling the same functions gave them the same mangled names, and
+a process loading both ran one's body for the other. And cached code never links a
+``<dynamic>`` function entering object mode (``copy_rng``): numba does not cache such a
+function's Environment, so another process found it unset ("missing Environment", seen in CI).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ pytest.importorskip("numba")
 
 from numba.core.bytecode import FunctionIdentity
 
-from arignote.link.numba import cache, unique_ids
+from arignote.link.numba import cache, cache_text, unique_ids
+from arignote.link.numba.dispatch.basic import compile_source
+from arignote.link.numba.dispatch.random import copy_rng
 
 # Compiles the same generated function as every other process running it, like our kernels.
 _CHILD = """
@@ -111,3 +115,61 @@ def test_entries_written_with_counter_ids_are_not_reused(monkeypatch):
     key = cache.entry_key("def graph():\n    pass\n", {})
     monkeypatch.setattr(cache, "_FORMAT", cache._FORMAT - 1)
     assert cache.entry_key("def graph():\n    pass\n", {}) != key
+
+
+# Graph a compiles the random kernel; graph b, in another process, calls the process's shared
+# copy of it (same kernel, other inputs); a third process loads both from the cache.
+_DRAWS = """
+import sys, numpy as np
+import arignote, arignote.tensor as at
+def graphs(rng):
+    x = at.dvector("x")
+    a = at.random.vonmises(x, 2.0, rng=rng).sum()
+    b = (at.random.vonmises(x * 2, 3.0, rng=rng) ** 2).max()
+    return x, {"a": a, "b": b}
+values = {}
+for mode in ("NUMBA", "FAST_RUN"):
+    rng = arignote.shared(np.random.default_rng(3))
+    x, outs = graphs(rng)
+    fs = {name: arignote.function([x], outs[name], mode=mode) for name in sys.argv[1]}
+    values[mode] = [fs[name](np.ones(3)) for name in sys.argv[1] for _ in range(2)]
+print(np.array_equal(values["NUMBA"], values["FAST_RUN"]))
+"""
+
+
+def _run_draws(names: str, cache_dir) -> str:
+    env = {**os.environ, "ARIGNOTE_CACHE_DIR": str(cache_dir)}
+    done = subprocess.run(
+        [sys.executable, "-c", _DRAWS, names],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    return done.stdout.strip().splitlines()[-1] if done.returncode == 0 else done.stderr[-2000:]
+
+
+def test_cached_random_kernels_run_in_a_process_that_did_not_compile_them(tmp_path):
+    assert _run_draws("a", tmp_path) == "True"
+    assert _run_draws("b", tmp_path) == "True"
+    assert _run_draws("ab", tmp_path) == "True"
+    # no cached code holds a <dynamic> copy_rng, whose Environment numba does not cache
+    numba_files = (tmp_path / "numba" / "__pycache__").glob("*.nbc")
+    assert not [f for f in numba_files if b"_3cdynamic_3e8copy_rng" in f.read_bytes()]
+
+
+def test_kernels_entering_object_mode_are_not_shared_into_cached_modules():
+    # a shared kernel calling copy_rng (object mode) and a plain shared kernel, both called
+    # by a graph: only the plain one may be the process's copy in the loaded module
+    draws = compile_source(
+        "def kernel(rng):\n    return copy_rng(rng)\n", "kernel", {"copy_rng": copy_rng}
+    )
+    plain = compile_source("def kernel(x):\n    return x + 1.0\n", "kernel", {})
+    graph = compile_source(
+        "def graph(rng, x):\n    return draws(rng), plain(x)\n",
+        "graph",
+        {"draws": draws, "plain": plain},
+    )
+    module = cache_text.graph_module(graph)
+    assert draws.arignote_shared and plain.arignote_shared
+    assert list(module.shared.values()) == [plain]
