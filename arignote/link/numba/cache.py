@@ -66,8 +66,9 @@ from arignote.link.numba.cache_text import GraphModule, graph_module
 
 _PREFIX = "arignote_"
 #: Part of every entry's key: raised when entries written before cannot be loaded safely
-#: (2: numba function ids random, see :mod:`.unique_ids`; older entries hold counter ids).
-_FORMAT = 2
+#: (2: numba function ids random, see :mod:`.unique_ids`; older entries hold counter ids.
+#: 3: no shared kernel entering object mode is linked in, see ``cache_text.GraphModule``).
+_FORMAT = 3
 #: Temporary files older than this (seconds) are leftovers of killed writers.
 _STALE_SECONDS = 3600.0
 
