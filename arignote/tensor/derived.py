@@ -422,18 +422,44 @@ ogrid = _Grid(sparse=True)  # ogrid[0:3, 0:4]: [(3, 1), (1, 4)] ranges that broa
 # -- sequences ----------------------------------------------------------------------------------
 
 
-def logspace(start: Any, stop: Any, num: int = 50, base: float = 10.0, endpoint: bool = True):
+def logspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    base: float = 10.0,
+    endpoint: bool = True,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Variable:
     """Numbers evenly spaced on a log scale, ``base ** linspace(start, stop)``, like
-    ``np.logspace``."""
-    exponents = linspace(start, stop, num, endpoint=endpoint)
-    return tm.pow(constant(base, dtype=exponents.type.dtype), exponents)
+    ``np.logspace`` (arguments in PyTensor's order: ``base`` before ``endpoint``).
+
+    ``dtype`` is the result's dtype (by default the floating dtype of the samples) and
+    ``axis`` where the samples lie when ``start`` or ``stop`` are arrays.
+    """
+    exponents = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    samples = tm.pow(constant(base, dtype=exponents.type.dtype), exponents)
+    return samples if dtype is None else tm.cast(samples, dtype)
 
 
-def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True) -> Variable:
+def geomspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    endpoint: bool = True,
+    dtype: Any = None,
+    axis: int = 0,
+    base: float = 10.0,
+) -> Variable:
     """Numbers evenly spaced on a log scale from ``start`` to ``stop`` (a geometric progression),
-    like ``np.geomspace`` for positive bounds."""
+    like ``np.geomspace`` for positive bounds.
+
+    ``dtype`` and ``axis`` are NumPy's. ``base`` is accepted for PyTensor's signature: the
+    progression does not depend on the base of the logarithm it is spaced in.
+    """
     start, stop = as_tensor_variable(start), as_tensor_variable(stop)
-    return tm.exp(linspace(tm.log(start), tm.log(stop), num, endpoint=endpoint))
+    samples = tm.exp(linspace(tm.log(start), tm.log(stop), num, endpoint=endpoint, axis=axis))
+    return samples if dtype is None else tm.cast(samples, dtype)
 
 
 def bartlett(M: Any) -> Variable:
