@@ -171,14 +171,22 @@ def _elemwise_value(op, node, index, recurse):
     return np.asarray(result, dtype=node.outputs[index].type.dtype)
 
 
-def zeros_like(x: Any, dtype: Any = None) -> Variable:
-    """Zeros with the shape of ``x`` (and its dtype unless ``dtype`` is given)."""
+def zeros_like(x: Any, dtype: Any = None, opt: bool = False) -> Variable:
+    """Zeros with the shape of ``x`` (and its dtype unless ``dtype`` is given).
+
+    ``opt`` is accepted for PyTensor's signature (there it returns a constant when ``x`` is
+    one); constant folding does that here whatever its value.
+    """
     x = as_tensor_variable(x)
     return fill(x, constant(0, dtype=dtype or x.type.dtype))
 
 
-def ones_like(x: Any, dtype: Any = None) -> Variable:
-    """Ones with the shape of ``x`` (and its dtype unless ``dtype`` is given)."""
+def ones_like(x: Any, dtype: Any = None, opt: bool = False) -> Variable:
+    """Ones with the shape of ``x`` (and its dtype unless ``dtype`` is given).
+
+    ``opt`` is accepted for PyTensor's signature (there it returns a constant when ``x`` is
+    one); constant folding does that here whatever its value.
+    """
     x = as_tensor_variable(x)
     return fill(x, constant(1, dtype=dtype or x.type.dtype))
 
