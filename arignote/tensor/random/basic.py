@@ -490,13 +490,13 @@ def vonmises(mu, kappa, size=None, **kwargs):
 
 
 @draw_function
-def wald(mean, scale, size=None, **kwargs):
+def wald(mean=1.0, scale=1.0, size=None, **kwargs):
     """Wald (inverse Gaussian) draws, ``Generator.wald``.
 
     Parameters
     ----------
     mean, scale : array_like
-        Positive mean and scale.
+        Positive mean and scale (both 1 by default, as in PyTensor).
     """
     return wald_rv(mean, scale, size=size, **kwargs)
 

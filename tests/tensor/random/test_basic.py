@@ -244,3 +244,9 @@ def test_shared_generator_advances_exactly_as_numpy_over_three_calls(name, rng):
     assert random_generator_type.values_eq(value, np.random.default_rng(SEED))
     for a, b in zip(once, twice):
         np.testing.assert_array_equal(a, b)
+
+
+def test_wald_defaults_to_mean_and_scale_one():
+    # PyTensor's wald(mean=1.0, scale=1.0, size=None)
+    draw = ptr.wald(size=(2, 5), rng=np.random.default_rng(SEED))
+    assert_same_draws(draw.eval(), np.random.default_rng(SEED).wald(1.0, 1.0, size=(2, 5)))
