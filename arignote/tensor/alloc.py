@@ -643,7 +643,9 @@ class Linspace(Op):
         num = as_size(num, "Linspace")
         ndim = max(start.type.ndim, stop.type.ndim)
         if self.axis > ndim:
-            raise ValueError(f"Linspace: axis {self.axis} is out of range for {ndim + 1} dims")
+            raise np.exceptions.AxisError(
+                f"Linspace: axis {self.axis} is out of range for {ndim + 1} dims"
+            )
         shape = list(broadcast_static_shape([_padded(start, ndim), _padded(stop, ndim)], self))
         shape.insert(self.axis, static_int(num))
         return Apply(self, [start, stop, num], [tensor_type(self.dtype, tuple(shape))()])
@@ -781,7 +783,9 @@ def linspace(
     start, stop = as_tensor_variable(start), as_tensor_variable(stop)
     ndim = max(start.type.ndim, stop.type.ndim) + 1
     if not -ndim <= axis < ndim:
-        raise ValueError(f"linspace: axis {axis} is out of range for a {ndim}-d result")
+        raise np.exceptions.AxisError(
+            f"linspace: axis {axis} is out of range for a {ndim}-d result"
+        )
     samples = Linspace(endpoint, dtype, axis % ndim)(start, stop, num)
     if not retstep:
         return samples

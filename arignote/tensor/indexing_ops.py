@@ -28,7 +28,7 @@ def normalize_axis(axis: Any, ndim: int, name: str) -> int:
     """``axis`` as a non-negative int, or ValueError naming ``name``."""
     axis = as_axis(axis, name)
     if not -ndim <= axis < max(ndim, 1) or ndim == 0:
-        raise ValueError(f"{name}: axis {axis} is out of bounds for a {ndim}-d tensor")
+        raise np.exceptions.AxisError(f"{name}: axis {axis} is out of bounds for a {ndim}-d tensor")
     return axis % ndim
 
 
@@ -73,7 +73,7 @@ def _along_axis_shape(name: str, arr: Variable, indices: Variable, axis: int) ->
         )
     _check_integer(name, indices, "indices")
     if axis >= arr.type.ndim:
-        raise ValueError(f"{name}: axis {axis} is out of bounds for {arr.type}")
+        raise np.exceptions.AxisError(f"{name}: axis {axis} is out of bounds for {arr.type}")
     # the dimensions other than axis broadcast; along axis, the result is as long as indices
     without_axis = [
         tuple(1 if d == axis else s for d, s in enumerate(v.type.shape)) for v in (arr, indices)

@@ -24,7 +24,7 @@ def _normalize_axis(axis: Any, ndim: int, context: str) -> int:
     try:
         (axis,) = normalize_axes(as_axis(axis, context), ndim)
     except ValueError as err:
-        raise ValueError(f"{context}: {err}") from err
+        raise type(err)(f"{context}: {err}") from err  # AxisError stays one (NumPy's class)
     return axis
 
 
@@ -53,7 +53,9 @@ class Join(Op):
                 f"{[str(t.type) for t in tensors]}"
             )
         if self.axis >= ndim:
-            raise ValueError(f"Join: axis {self.axis} is out of range for {ndim}-d inputs")
+            raise np.exceptions.AxisError(
+                f"Join: axis {self.axis} is out of range for {ndim}-d inputs"
+            )
         dtype = upcast(*[t.type.dtype for t in tensors])
         return Apply(self, tensors, [tensor_type(dtype, self._static_shape(tensors))()])
 
@@ -199,7 +201,7 @@ class Split(Op):
         if len(sizes) != self.n_splits:
             raise TypeError(f"{self} expects {self.n_splits} lengths, got {len(sizes)}")
         if self.axis >= x.type.ndim:
-            raise ValueError(f"{self}: axis {self.axis} is out of range for {x.type}")
+            raise np.exceptions.AxisError(f"{self}: axis {self.axis} is out of range for {x.type}")
         sizes = [as_size(s, "Split") for s in sizes]
         static = [static_int(s) for s in sizes]
         total = x.type.shape[self.axis]

@@ -369,7 +369,7 @@ class AxisOp(Op):
     def make_node(self, x: Any) -> Apply:
         x = as_tensor_variable(x)
         if any(a >= x.type.ndim for a in self.axis):
-            raise ValueError(f"{self}: axis {self.axis} is out of range for {x.type}")
+            raise np.exceptions.AxisError(f"{self}: axis {self.axis} is out of range for {x.type}")
         out_dtype = exp_dtype(self, x.type.dtype)
         return Apply(self, [x], [tensor_type(out_dtype, self._out_shape(x.type.shape))()])
 

@@ -297,7 +297,7 @@ def _normalized(axes: list, x: Variable) -> list:
     for axis in axes:
         axis = int(axis)
         if not -x.type.ndim <= axis < x.type.ndim:
-            raise ValueError(f"tensordot: axis {axis} is out of range for {x.type}")
+            raise np.exceptions.AxisError(f"tensordot: axis {axis} is out of range for {x.type}")
         result.append(axis % x.type.ndim)
     if len(set(result)) != len(result):
         raise ValueError(f"tensordot: repeated axis in {axes}")

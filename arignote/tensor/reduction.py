@@ -30,7 +30,9 @@ def normalize_axes(axis: typing.Any, ndim: int) -> tuple[int, ...] | None:
     for a in axes:
         a = as_axis(a, "axis")
         if not -ndim <= a < ndim:
-            raise ValueError(f"axis {a} is out of bounds for a tensor of dimension {ndim}")
+            raise np.exceptions.AxisError(
+                f"axis {a} is out of bounds for a tensor of dimension {ndim}"
+            )
         normalized.append(a % ndim)
     if len(set(normalized)) != len(normalized):
         raise ValueError(f"repeated axis in {axis}")
@@ -459,7 +461,7 @@ class _ArgReduce(Op):
         x = as_tensor_variable(x)
         axes = self._axes(x.type.ndim)
         if builtins.any(a >= x.type.ndim for a in axes):
-            raise ValueError(f"{self}: axis {self.axis} is out of range for {x.type}")
+            raise np.exceptions.AxisError(f"{self}: axis {self.axis} is out of range for {x.type}")
         if builtins.any(x.type.shape[a] == 0 for a in axes):
             raise ValueError(f"{self}: cannot find the position of an extreme in an empty axis")
         shape = tuple(s for d, s in enumerate(x.type.shape) if d not in axes)
