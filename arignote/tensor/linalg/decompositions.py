@@ -669,14 +669,19 @@ def _qr_grad_any_shape(x, q, r, g_q, g_r) -> Variable:
     return concatenate([g_x, g_y], axis=x.type.ndim - 1)
 
 
+_SCIPY_QR_MODES = {"economic": "reduced", "full": "complete"}
+
+
 def qr(a: Any, mode: str = "reduced") -> Any:
     """QR decomposition of each matrix of ``a``, like ``numpy.linalg.qr``.
 
-    ``mode`` is ``"reduced"`` (default), ``"complete"``, ``"r"`` (``R`` only) or ``"raw"``.
-    Gradients are available for ``"reduced"`` and ``"r"`` (any shape) and for ``"complete"``
-    when the matrices have at most as many rows as columns (else its extra columns of ``Q``
-    are not unique).
+    ``mode`` is ``"reduced"`` (default), ``"complete"``, ``"r"`` (``R`` only) or ``"raw"``;
+    SciPy's names, which PyTensor also takes, mean the same: ``"economic"`` is ``"reduced"``
+    and ``"full"`` is ``"complete"``. Gradients are available for ``"reduced"`` and ``"r"``
+    (any shape) and for ``"complete"`` when the matrices have at most as many rows as columns
+    (else its extra columns of ``Q`` are not unique).
     """
+    mode = _SCIPY_QR_MODES.get(mode, mode)
     x = as_matrices(a, "qr")
     outputs = QR(mode)(x, return_list=True)
     return outputs[0] if mode == "r" else tuple(outputs)
