@@ -243,11 +243,6 @@ def eigh(a: Any, UPLO: str = "L") -> tuple[Variable, Variable]:
     return w, v
 
 
-def eigvalsh(a: Any, UPLO: str = "L") -> Variable:
-    """Eigenvalues (ascending) of symmetric matrices, like ``numpy.linalg.eigvalsh``."""
-    return Eigh(UPLO, compute_v=False)(as_matrices(a, "eigvalsh", square=True))
-
-
 # -- general eigenproblem -----------------------------------------------------------------------
 
 
@@ -696,7 +691,6 @@ __all__ = [
     "cholesky",
     "eig",
     "eigh",
-    "eigvalsh",
     "qr",
     "svd",
 ]
