@@ -513,6 +513,11 @@ def arange_dtype(*dtypes: str) -> str:
     return np.arange(*samples).dtype.name
 
 
+class ZeroStepError(ValueError, ZeroDivisionError):
+    """``arange`` with a zero step: NumPy raises ZeroDivisionError, arignote's ops ValueError
+    for bad arguments; this error is both."""
+
+
 class ARange(Op):
     """``np.arange(start, stop, step, dtype)`` for 0-d ``start``, ``stop`` and ``step``."""
 
@@ -528,7 +533,7 @@ class ARange(Op):
                 raise TypeError(f"ARange: {name} must be a real scalar, got {b.type}")
         values = [_static_number(b) for b in bounds]
         if values[2] is not None and values[2] == 0:
-            raise ValueError("ARange: step must not be zero")
+            raise ZeroStepError("ARange: step must not be zero")
         length = None
         if all(v is not None for v in values):
             length = _arange_length(*values)
@@ -537,7 +542,7 @@ class ARange(Op):
     def perform(self, node, inputs, output_storage):
         start, stop, step = (v.item() for v in inputs)  # NumPy computes with Python numbers
         if step == 0:
-            raise ValueError(f"{self}: step must not be zero")
+            raise ZeroStepError(f"{self}: step must not be zero")
         output_storage[0][0] = np.arange(start, stop, step, dtype=self.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
