@@ -130,7 +130,9 @@ def _lower_solve_both_sides(lower: Variable, s: Variable) -> Variable:
     return mT(SolveTriangular(lower=True)(lower, mT(left)))
 
 
-def cholesky(x: Any, lower: bool = True) -> Variable:
+def cholesky(
+    x: Any, lower: bool = True, *, check_finite: bool = True, overwrite_a: bool = False
+) -> Variable:
     """The Cholesky factor of each symmetric positive-definite matrix of ``x``.
 
     Parameters
@@ -139,6 +141,8 @@ def cholesky(x: Any, lower: bool = True) -> Variable:
         Matrices ``(..., M, M)``; only their ``lower`` (or upper) triangle is read.
     lower
         Return ``L`` with ``x = L L^T`` (default), else ``U`` with ``x = U^T U``.
+    check_finite, overwrite_a
+        SciPy's and PyTensor's keywords, accepted: ``x`` is never overwritten.
 
     Returns
     -------
