@@ -475,9 +475,22 @@ def bartlett(M: Any) -> Variable:
 # -- statistics ---------------------------------------------------------------------------------
 
 
-def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None):
+def cov(
+    m: Any,
+    y: Any = None,
+    rowvar: bool = True,
+    bias: bool = False,
+    ddof: Any = None,
+    fweights: Any = None,
+    aweights: Any = None,
+):
     """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m`` (and
-    of ``y``), like ``np.cov`` without weights."""
+    of ``y``), like ``np.cov``.
+
+    ``fweights`` (integer repeat counts) and ``aweights`` (relative importances) weigh the
+    observations as in NumPy: the mean is the weighted mean and the divisor
+    ``v1 - ddof * sum(w * aweights) / v1`` with ``w = fweights * aweights`` and ``v1 = sum(w)``.
+    """
     m = atleast_Nd(as_tensor_variable(m), n=2)
     if not rowvar and m.type.ndim == 2:
         m = m.T
@@ -486,12 +499,31 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
         m = concatenate([m, y if rowvar else y.T], axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
+    if fweights is None and aweights is None:
+        return _unweighted_cov(m, ddof)
+    return _weighted_cov(m, ddof, fweights, aweights)
+
+
+def _unweighted_cov(m: Variable, ddof: Any) -> Variable:
     count = tm.cast(shape_i(m, 1), m.type.dtype if m.type.dtype[0] == "f" else config.floatX)
     centred = m - m.mean(axis=1, keepdims=True)
     # no degrees of freedom left: NumPy divides by 0 (NaN, inf), never by a negative count
     fact = tm.maximum(count - ddof, 0)
     # like NumPy and PyTensor, the dimensions of length 1 go (statically known ones here)
     return squeeze(dot(centred, tm.conj(centred).T) / fact)
+
+
+def _weighted_cov(m: Variable, ddof: Any, fweights: Any, aweights: Any) -> Variable:
+    given = [as_tensor_variable(w) for w in (fweights, aweights) if w is not None]
+    w = given[0] if len(given) == 1 else given[0] * given[1]
+    v1 = sum_(w)
+    centred = m - sum_(m * w, axis=1, keepdims=True) / v1
+    if aweights is None or (isinstance(ddof, int) and ddof == 0):
+        fact = v1 - ddof
+    else:
+        fact = v1 - ddof * sum_(w * as_tensor_variable(aweights)) / v1
+    fact = tm.maximum(fact, 0)  # NumPy's rule: never a negative divisor
+    return squeeze(dot(centred * w, tm.conj(centred).T) / fact)
 
 
 def median(x: Any, axis: Any = None) -> Variable:

@@ -68,3 +68,25 @@ def test_logspace_and_geomspace_take_dtype_and_axis():
     np.testing.assert_allclose(got[0], np.logspace(value, value + 2, 4, axis=-1), rtol=1e-6)
     np.testing.assert_allclose(got[1], np.geomspace(value, value * 10, 3, axis=1), rtol=1e-6)
     np.testing.assert_allclose(got[2], np.geomspace(1, 100, 5))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"fweights": True},
+        {"aweights": True},
+        {"fweights": True, "aweights": True},
+        {"aweights": True, "ddof": 0},
+        {"fweights": True, "aweights": True, "bias": True},
+    ],
+)
+def test_cov_with_weights_matches_numpy(kwargs, rng):
+    m, f, a = pt.dmatrix("m"), pt.lvector("f"), pt.dvector("a")
+    mv = rng.normal(size=(3, 6))
+    fv, av = rng.integers(1, 4, size=6), rng.uniform(0.1, 1.0, size=6)
+    weights = {"fweights": (f, fv), "aweights": (a, av)}
+    symbolic = {k: weights[k][0] if k in weights else v for k, v in kwargs.items()}
+    values = {k: weights[k][1] if k in weights else v for k, v in kwargs.items()}
+    out = pt.cov(m, **symbolic)
+    got = arignote.function([m, f, a], out, on_unused_input="ignore")(mv, fv, av)
+    np.testing.assert_allclose(got, np.cov(mv, **values))
