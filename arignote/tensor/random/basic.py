@@ -362,7 +362,7 @@ def poisson(lam=1.0, size=None, **kwargs):
 
 
 @draw_function
-def gamma(shape, scale=None, size=None, *, rate=None, **kwargs):
+def gamma(shape, scale=1.0, size=None, *, rate=None, **kwargs):
     """Gamma draws, ``Generator.gamma`` (density ~ x**(shape-1) exp(-x/scale)).
 
     Parameters
@@ -375,11 +375,11 @@ def gamma(shape, scale=None, size=None, *, rate=None, **kwargs):
         PyTensor's alternative to ``scale`` (keyword only, deprecated there): ``1 / scale``.
         Give one of them, not both.
     """
-    if rate is not None and scale is not None:
+    if rate is None:
+        return gamma_rv(shape, scale, size=size, **kwargs)
+    if not (isinstance(scale, float) and scale == 1.0):  # anything but the default
         raise ValueError("gamma: give scale or rate, not both")
-    if rate is not None:
-        scale = true_div(1.0, rate)
-    return gamma_rv(shape, 1.0 if scale is None else scale, size=size, **kwargs)
+    return gamma_rv(shape, true_div(1.0, rate), size=size, **kwargs)
 
 
 @draw_function

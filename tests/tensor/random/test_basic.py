@@ -259,4 +259,4 @@ def test_gamma_takes_pytensors_rate_keyword():
     default = ptr.gamma(2.0, size=(3,), rng=np.random.default_rng(SEED))
     assert_same_draws(default.eval(), np.random.default_rng(SEED).gamma(2.0, 1.0, size=(3,)))
     with pytest.raises(ValueError, match="not both"):
-        ptr.gamma(2.0, 1.0, rate=2.0)
+        ptr.gamma(2.0, 3.0, rate=2.0)
