@@ -513,6 +513,11 @@ def arange_dtype(*dtypes: str) -> str:
     return np.arange(*samples).dtype.name
 
 
+class ZeroStepError(ValueError, ZeroDivisionError):
+    """``arange`` with a zero step: NumPy raises ZeroDivisionError, arignote's ops ValueError
+    for bad arguments; this error is both."""
+
+
 class ARange(Op):
     """``np.arange(start, stop, step, dtype)`` for 0-d ``start``, ``stop`` and ``step``."""
 
@@ -528,7 +533,7 @@ class ARange(Op):
                 raise TypeError(f"ARange: {name} must be a real scalar, got {b.type}")
         values = [_static_number(b) for b in bounds]
         if values[2] is not None and values[2] == 0:
-            raise ValueError("ARange: step must not be zero")
+            raise ZeroStepError("ARange: step must not be zero")
         length = None
         if all(v is not None for v in values):
             length = _arange_length(*values)
@@ -537,7 +542,7 @@ class ARange(Op):
     def perform(self, node, inputs, output_storage):
         start, stop, step = (v.item() for v in inputs)  # NumPy computes with Python numbers
         if step == 0:
-            raise ValueError(f"{self}: step must not be zero")
+            raise ZeroStepError(f"{self}: step must not be zero")
         output_storage[0][0] = np.arange(start, stop, step, dtype=self.dtype)
 
     def infer_shape(self, fgraph, node, input_shapes):
@@ -643,7 +648,9 @@ class Linspace(Op):
         num = as_size(num, "Linspace")
         ndim = max(start.type.ndim, stop.type.ndim)
         if self.axis > ndim:
-            raise ValueError(f"Linspace: axis {self.axis} is out of range for {ndim + 1} dims")
+            raise np.exceptions.AxisError(
+                f"Linspace: axis {self.axis} is out of range for {ndim + 1} dims"
+            )
         shape = list(broadcast_static_shape([_padded(start, ndim), _padded(stop, ndim)], self))
         shape.insert(self.axis, static_int(num))
         return Apply(self, [start, stop, num], [tensor_type(self.dtype, tuple(shape))()])
@@ -781,7 +788,9 @@ def linspace(
     start, stop = as_tensor_variable(start), as_tensor_variable(stop)
     ndim = max(start.type.ndim, stop.type.ndim) + 1
     if not -ndim <= axis < ndim:
-        raise ValueError(f"linspace: axis {axis} is out of range for a {ndim}-d result")
+        raise np.exceptions.AxisError(
+            f"linspace: axis {axis} is out of range for a {ndim}-d result"
+        )
     samples = Linspace(endpoint, dtype, axis % ndim)(start, stop, num)
     if not retstep:
         return samples

@@ -422,18 +422,44 @@ ogrid = _Grid(sparse=True)  # ogrid[0:3, 0:4]: [(3, 1), (1, 4)] ranges that broa
 # -- sequences ----------------------------------------------------------------------------------
 
 
-def logspace(start: Any, stop: Any, num: int = 50, base: float = 10.0, endpoint: bool = True):
+def logspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    base: float = 10.0,
+    endpoint: bool = True,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Variable:
     """Numbers evenly spaced on a log scale, ``base ** linspace(start, stop)``, like
-    ``np.logspace``."""
-    exponents = linspace(start, stop, num, endpoint=endpoint)
-    return tm.pow(constant(base, dtype=exponents.type.dtype), exponents)
+    ``np.logspace`` (arguments in PyTensor's order: ``base`` before ``endpoint``).
+
+    ``dtype`` is the result's dtype (by default the floating dtype of the samples) and
+    ``axis`` where the samples lie when ``start`` or ``stop`` are arrays.
+    """
+    exponents = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    samples = tm.pow(constant(base, dtype=exponents.type.dtype), exponents)
+    return samples if dtype is None else tm.cast(samples, dtype)
 
 
-def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True) -> Variable:
+def geomspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    endpoint: bool = True,
+    dtype: Any = None,
+    axis: int = 0,
+    base: float = 10.0,
+) -> Variable:
     """Numbers evenly spaced on a log scale from ``start`` to ``stop`` (a geometric progression),
-    like ``np.geomspace`` for positive bounds."""
+    like ``np.geomspace`` for positive bounds.
+
+    ``dtype`` and ``axis`` are NumPy's. ``base`` is accepted for PyTensor's signature: the
+    progression does not depend on the base of the logarithm it is spaced in.
+    """
     start, stop = as_tensor_variable(start), as_tensor_variable(stop)
-    return tm.exp(linspace(tm.log(start), tm.log(stop), num, endpoint=endpoint))
+    samples = tm.exp(linspace(tm.log(start), tm.log(stop), num, endpoint=endpoint, axis=axis))
+    return samples if dtype is None else tm.cast(samples, dtype)
 
 
 def bartlett(M: Any) -> Variable:
@@ -449,9 +475,22 @@ def bartlett(M: Any) -> Variable:
 # -- statistics ---------------------------------------------------------------------------------
 
 
-def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None):
+def cov(
+    m: Any,
+    y: Any = None,
+    rowvar: bool = True,
+    bias: bool = False,
+    ddof: Any = None,
+    fweights: Any = None,
+    aweights: Any = None,
+):
     """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m`` (and
-    of ``y``), like ``np.cov`` without weights."""
+    of ``y``), like ``np.cov``.
+
+    ``fweights`` (integer repeat counts) and ``aweights`` (relative importances) weigh the
+    observations as in NumPy: the mean is the weighted mean and the divisor
+    ``v1 - ddof * sum(w * aweights) / v1`` with ``w = fweights * aweights`` and ``v1 = sum(w)``.
+    """
     m = atleast_Nd(as_tensor_variable(m), n=2)
     if not rowvar and m.type.ndim == 2:
         m = m.T
@@ -460,12 +499,31 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
         m = concatenate([m, y if rowvar else y.T], axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
+    if fweights is None and aweights is None:
+        return _unweighted_cov(m, ddof)
+    return _weighted_cov(m, ddof, fweights, aweights)
+
+
+def _unweighted_cov(m: Variable, ddof: Any) -> Variable:
     count = tm.cast(shape_i(m, 1), m.type.dtype if m.type.dtype[0] == "f" else config.floatX)
     centred = m - m.mean(axis=1, keepdims=True)
     # no degrees of freedom left: NumPy divides by 0 (NaN, inf), never by a negative count
     fact = tm.maximum(count - ddof, 0)
     # like NumPy and PyTensor, the dimensions of length 1 go (statically known ones here)
     return squeeze(dot(centred, tm.conj(centred).T) / fact)
+
+
+def _weighted_cov(m: Variable, ddof: Any, fweights: Any, aweights: Any) -> Variable:
+    given = [as_tensor_variable(w) for w in (fweights, aweights) if w is not None]
+    w = given[0] if len(given) == 1 else given[0] * given[1]
+    v1 = sum_(w)
+    centred = m - sum_(m * w, axis=1, keepdims=True) / v1
+    if aweights is None or (isinstance(ddof, int) and ddof == 0):
+        fact = v1 - ddof
+    else:
+        fact = v1 - ddof * sum_(w * as_tensor_variable(aweights)) / v1
+    fact = tm.maximum(fact, 0)  # NumPy's rule: never a negative divisor
+    return squeeze(dot(centred * w, tm.conj(centred).T) / fact)
 
 
 def median(x: Any, axis: Any = None) -> Variable:

@@ -599,7 +599,7 @@ class CAReduce(Op):
         x = as_tensor_variable(x)
         axes = self._reduced_axes(x.type.ndim)
         if any(a >= x.type.ndim for a in axes):
-            raise ValueError(f"{self}: axis {self.axis} is out of range for {x.type}")
+            raise np.exceptions.AxisError(f"{self}: axis {self.axis} is out of range for {x.type}")
         shape = tuple(s for d, s in enumerate(x.type.shape) if d not in axes)
         return Apply(self, [x], [tensor_type(self._output_dtype(x.type.dtype), shape)()])
 

@@ -39,13 +39,13 @@ def _one_axis(axis: Any, ndim: int, context: str) -> int:
     try:
         (axis,) = normalize_axes(as_axis(axis, context), ndim)
     except ValueError as err:
-        raise ValueError(f"{context}: {err}") from err
+        raise type(err)(f"{context}: {err}") from err  # AxisError stays one (NumPy's class)
     return axis
 
 
 def _check_axis(op: Op, axis: int, x: Variable) -> None:
     if not 0 <= axis < x.type.ndim:
-        raise ValueError(f"{op}: axis {axis} is out of range for {x.type}")
+        raise np.exceptions.AxisError(f"{op}: axis {axis} is out of range for {x.type}")
 
 
 # -- cumulative sums and products -----------------------------------------------------------

@@ -28,7 +28,7 @@ def normalize_axis(axis: Any, ndim: int, name: str) -> int:
     """``axis`` as a non-negative int, or ValueError naming ``name``."""
     axis = as_axis(axis, name)
     if not -ndim <= axis < max(ndim, 1) or ndim == 0:
-        raise ValueError(f"{name}: axis {axis} is out of bounds for a {ndim}-d tensor")
+        raise np.exceptions.AxisError(f"{name}: axis {axis} is out of bounds for a {ndim}-d tensor")
     return axis % ndim
 
 
@@ -73,7 +73,7 @@ def _along_axis_shape(name: str, arr: Variable, indices: Variable, axis: int) ->
         )
     _check_integer(name, indices, "indices")
     if axis >= arr.type.ndim:
-        raise ValueError(f"{name}: axis {axis} is out of bounds for {arr.type}")
+        raise np.exceptions.AxisError(f"{name}: axis {axis} is out of bounds for {arr.type}")
     # the dimensions other than axis broadcast; along axis, the result is as long as indices
     without_axis = [
         tuple(1 if d == axis else s for d, s in enumerate(v.type.shape)) for v in (arr, indices)
@@ -242,12 +242,16 @@ class Nonzero(Op):
         return [None] * inputs[0].type.ndim  # integer outputs
 
 
-def nonzero(a: Any) -> tuple[Variable, ...]:
+def nonzero(a: Any, return_matrix: bool = False) -> tuple[Variable, ...] | Variable:
     """The indices of the non-zero elements of ``a``, one vector per dimension (``np.nonzero``).
 
-    ``a[nonzero(a)]`` gives the non-zero values.
+    ``a[nonzero(a)]`` gives the non-zero values. With ``return_matrix`` (PyTensor's option),
+    the vectors are the rows of one ``(a.ndim, count)`` matrix instead.
     """
-    return tuple(Nonzero()(a, return_list=True))
+    indices = tuple(Nonzero()(a, return_list=True))
+    if not return_matrix:
+        return indices
+    return concatenate([shape_padleft(i) for i in indices], axis=0)
 
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Variable | tuple[Variable, ...]:
@@ -349,13 +353,16 @@ class BinCount(Op):
         return f"BinCount{{minlength={self.minlength}}}"
 
 
-def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Variable:
+def bincount(
+    x: Any, weights: Any = None, minlength: int | None = 0, assert_nonneg: bool = False
+) -> Variable:
     """Occurrences of each value ``0, 1, ..., max(x)`` in the non-negative int vector ``x``.
 
     Like ``np.bincount``: with ``weights``, the sums of the weights instead of counts (as
-    float64); the result has at least ``minlength`` entries. Negative values raise when the
-    function runs.
+    float64); the result has at least ``minlength`` entries (None: no minimum). Negative
+    values raise when the function runs, so PyTensor's ``assert_nonneg`` check is always on.
     """
+    minlength = 0 if minlength is None else minlength
     return BinCount(minlength)(x) if weights is None else BinCount(minlength)(x, weights)
 
 

@@ -16,7 +16,7 @@ from arignote.tensor.alloc import as_size, shape_entries, static_int
 from arignote.tensor.basic import as_tensor_variable, register_stacker
 from arignote.tensor.math import add, int_div
 from arignote.tensor.reduction import normalize_axes
-from arignote.tensor.shape import as_axis, expand_dims, shape_i
+from arignote.tensor.shape import as_axis, expand_dims, shape_i, specify_shape
 from arignote.tensor.type import tensor_type
 
 
@@ -24,7 +24,7 @@ def _normalize_axis(axis: Any, ndim: int, context: str) -> int:
     try:
         (axis,) = normalize_axes(as_axis(axis, context), ndim)
     except ValueError as err:
-        raise ValueError(f"{context}: {err}") from err
+        raise type(err)(f"{context}: {err}") from err  # AxisError stays one (NumPy's class)
     return axis
 
 
@@ -53,7 +53,9 @@ class Join(Op):
                 f"{[str(t.type) for t in tensors]}"
             )
         if self.axis >= ndim:
-            raise ValueError(f"Join: axis {self.axis} is out of range for {ndim}-d inputs")
+            raise np.exceptions.AxisError(
+                f"Join: axis {self.axis} is out of range for {ndim}-d inputs"
+            )
         dtype = upcast(*[t.type.dtype for t in tensors])
         return Apply(self, tensors, [tensor_type(dtype, self._static_shape(tensors))()])
 
@@ -199,7 +201,7 @@ class Split(Op):
         if len(sizes) != self.n_splits:
             raise TypeError(f"{self} expects {self.n_splits} lengths, got {len(sizes)}")
         if self.axis >= x.type.ndim:
-            raise ValueError(f"{self}: axis {self.axis} is out of range for {x.type}")
+            raise np.exceptions.AxisError(f"{self}: axis {self.axis} is out of range for {x.type}")
         sizes = [as_size(s, "Split") for s in sizes]
         static = [static_int(s) for s in sizes]
         total = x.type.shape[self.axis]
@@ -271,7 +273,8 @@ def split(x: Any, splits_size: Any, n_splits: int | None = None, axis: int = 0) 
         ``np.split(x, n)`` does (the length of the axis must be a multiple of ``n``). Note that
         a sequence gives lengths, not NumPy's split points.
     n_splits
-        The number of pieces (checked against ``splits_size`` when given).
+        The number of pieces (checked against ``splits_size`` when given); it also gives the
+        length of a ``splits_size`` vector whose length the graph does not know.
     axis
         The axis to cut along (negative counts from the end).
     """
@@ -280,10 +283,18 @@ def split(x: Any, splits_size: Any, n_splits: int | None = None, axis: int = 0) 
     if isinstance(splits_size, (int, np.integer)) and not isinstance(splits_size, bool):
         sizes = _equal_sections(x, int(splits_size), axis)
     else:
-        sizes = shape_entries(splits_size, "split")
+        sizes = shape_entries(_of_length(splits_size, n_splits), "split")
     if n_splits is not None and int(n_splits) != len(sizes):
         raise ValueError(f"split: n_splits={n_splits} but {len(sizes)} lengths were given")
     return Split(len(sizes), axis)(x, *sizes, return_list=True)
+
+
+def _of_length(splits_size: Any, n_splits: int | None) -> Any:
+    """A symbolic vector of lengths, given its static length ``n_splits`` if it has none."""
+    unknown = isinstance(splits_size, Variable) and splits_size.type.shape == (None,)
+    if n_splits is None or not unknown:
+        return splits_size
+    return specify_shape(splits_size, (int(n_splits),))
 
 
 def _equal_sections(x: Variable, sections: int, axis: int) -> list:

@@ -171,14 +171,22 @@ def _elemwise_value(op, node, index, recurse):
     return np.asarray(result, dtype=node.outputs[index].type.dtype)
 
 
-def zeros_like(x: Any, dtype: Any = None) -> Variable:
-    """Zeros with the shape of ``x`` (and its dtype unless ``dtype`` is given)."""
+def zeros_like(x: Any, dtype: Any = None, opt: bool = False) -> Variable:
+    """Zeros with the shape of ``x`` (and its dtype unless ``dtype`` is given).
+
+    ``opt`` is accepted for PyTensor's signature (there it returns a constant when ``x`` is
+    one); constant folding does that here whatever its value.
+    """
     x = as_tensor_variable(x)
     return fill(x, constant(0, dtype=dtype or x.type.dtype))
 
 
-def ones_like(x: Any, dtype: Any = None) -> Variable:
-    """Ones with the shape of ``x`` (and its dtype unless ``dtype`` is given)."""
+def ones_like(x: Any, dtype: Any = None, opt: bool = False) -> Variable:
+    """Ones with the shape of ``x`` (and its dtype unless ``dtype`` is given).
+
+    ``opt`` is accepted for PyTensor's signature (there it returns a constant when ``x`` is
+    one); constant folding does that here whatever its value.
+    """
     x = as_tensor_variable(x)
     return fill(x, constant(1, dtype=dtype or x.type.dtype))
 
@@ -361,7 +369,7 @@ class AxisOp(Op):
     def make_node(self, x: Any) -> Apply:
         x = as_tensor_variable(x)
         if any(a >= x.type.ndim for a in self.axis):
-            raise ValueError(f"{self}: axis {self.axis} is out of range for {x.type}")
+            raise np.exceptions.AxisError(f"{self}: axis {self.axis} is out of range for {x.type}")
         out_dtype = exp_dtype(self, x.type.dtype)
         return Apply(self, [x], [tensor_type(out_dtype, self._out_shape(x.type.shape))()])
 

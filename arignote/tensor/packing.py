@@ -25,7 +25,7 @@ from arignote.tensor.shape import shape, shape_i
 
 def _axis(axis: int, ndim: int, what: str) -> int:
     if not -ndim <= axis < max(ndim, 1):
-        raise ValueError(f"{what}: axis {axis} is out of bounds for {ndim} dimensions")
+        raise np.exceptions.AxisError(f"{what}: axis {axis} is out of bounds for {ndim} dimensions")
     return axis % max(ndim, 1)
 
 
@@ -59,7 +59,9 @@ def join_dims(x: Any, start_axis: int = 0, n_axes: int | None = None) -> Variabl
     ndim = x.type.ndim
     start = start_axis % (ndim + 1) if start_axis < 0 else start_axis
     if start > ndim:
-        raise ValueError(f"join_dims: start_axis {start_axis} is out of bounds for {x.type}")
+        raise np.exceptions.AxisError(
+            f"join_dims: start_axis {start_axis} is out of bounds for {x.type}"
+        )
     n = ndim - start if n_axes is None else n_axes
     if n < 0 or start + n > ndim:
         raise ValueError(f"join_dims: cannot join {n_axes} axes from {start_axis} of {x.type}")

@@ -18,7 +18,7 @@ from arignote.graph.op import Op
 from arignote.scalar.basic import complex_dtypes, discrete_dtypes, grad_dtype, upcast
 from arignote.tensor.basic import as_tensor_variable
 from arignote.tensor.elemwise import DimShuffle, broadcast_static_shape
-from arignote.tensor.math import conj, mul, ones_like
+from arignote.tensor.math import cast, conj, mul, ones_like
 from arignote.tensor.reduction import sum as tensor_sum
 from arignote.tensor.type import tensor_type
 
@@ -225,7 +225,7 @@ class MatMul(Op):
 _matmul = MatMul()
 
 
-def matmul(x1: Any, x2: Any) -> Variable:
+def matmul(x1: Any, x2: Any, dtype: Any = None) -> Variable:
     """Matrix product of two tensors, like ``np.matmul`` (the ``@`` operator).
 
     Parameters
@@ -236,13 +236,20 @@ def matmul(x1: Any, x2: Any) -> Variable:
         when its static length is 1). A 1-d operand is a vector: it gains a length-1
         dimension for the product (in front for ``x1``, at the end for ``x2``), which is then
         removed from the result.
+    dtype
+        The result's dtype (PyTensor's and NumPy's keyword); by default the operands' common
+        dtype.
 
     Returns
     -------
     Variable
         The products, of shape ``batch + (n, m)`` (without the vector dimensions).
     """
-    x, y = as_tensor_variable(x1), as_tensor_variable(x2)
+    out = _matmul_of(as_tensor_variable(x1), as_tensor_variable(x2))
+    return out if dtype is None else cast(out, dtype)
+
+
+def _matmul_of(x: Variable, y: Variable) -> Variable:
     if x.type.ndim == 0 or y.type.ndim == 0:
         raise ValueError(
             f"matmul: an operand is 0-d ({x.type}, {y.type}); use * to multiply by a scalar"
@@ -290,7 +297,7 @@ def _normalized(axes: list, x: Variable) -> list:
     for axis in axes:
         axis = int(axis)
         if not -x.type.ndim <= axis < x.type.ndim:
-            raise ValueError(f"tensordot: axis {axis} is out of range for {x.type}")
+            raise np.exceptions.AxisError(f"tensordot: axis {axis} is out of range for {x.type}")
         result.append(axis % x.type.ndim)
     if len(set(result)) != len(result):
         raise ValueError(f"tensordot: repeated axis in {axes}")

@@ -30,7 +30,9 @@ def normalize_axes(axis: typing.Any, ndim: int) -> tuple[int, ...] | None:
     for a in axes:
         a = as_axis(a, "axis")
         if not -ndim <= a < ndim:
-            raise ValueError(f"axis {a} is out of bounds for a tensor of dimension {ndim}")
+            raise np.exceptions.AxisError(
+                f"axis {a} is out of bounds for a tensor of dimension {ndim}"
+            )
         normalized.append(a % ndim)
     if len(set(normalized)) != len(normalized):
         raise ValueError(f"repeated axis in {axis}")
@@ -304,8 +306,13 @@ def prod(
     dtype: typing.Any = None,
     keepdims: bool = False,
     acc_dtype=None,
+    no_zeros_in_input: bool = False,
 ):
-    """Product of the elements over ``axis``, like ``np.prod`` (the product of none is 1)."""
+    """Product of the elements over ``axis``, like ``np.prod`` (the product of none is 1).
+
+    ``no_zeros_in_input`` is PyTensor's promise that ``x`` has no zeros, which lets it use a
+    cheaper gradient; it is accepted and changes nothing here (the gradient is exact anyway).
+    """
     return _build_reduction(Prod, x, axis, keepdims, dtype=dtype, acc_dtype=acc_dtype)
 
 
@@ -352,14 +359,24 @@ def _mean_dtype(dtype: str) -> str:
 
 
 def mean(
-    x: typing.Any, axis: typing.Any = None, dtype: typing.Any = None, keepdims: bool = False
+    x: typing.Any,
+    axis: typing.Any = None,
+    dtype: typing.Any = None,
+    keepdims: bool = False,
+    acc_dtype: typing.Any = None,
 ) -> Variable:
-    """Arithmetic mean over ``axis``, like ``np.mean`` (integers average as float64)."""
+    """Arithmetic mean over ``axis``, like ``np.mean`` (integers average as float64).
+
+    ``acc_dtype`` (PyTensor's) is the dtype the sum and the division are computed in; the
+    result is then cast to ``dtype``.
+    """
     x = as_tensor_variable(x)
     axes = normalize_axes(axis, x.type.ndim)
     dtype = _mean_dtype(x.type.dtype) if dtype is None else np.dtype(dtype).name
     # divide at the accumulation precision (float16 counts overflow past 65504)
     total_dtype = _acc_dtype(dtype) if dtype in ("float16",) else dtype
+    if acc_dtype is not None:
+        total_dtype = np.dtype(acc_dtype).name
     total = Sum(axes, dtype=total_dtype)(x)
     count = _count(x, axes)
     if total_dtype in continuous_dtypes:
@@ -374,11 +391,14 @@ def var(
     keepdims: bool = False,
     dtype: typing.Any = None,
     correction: typing.Any = None,
+    corrected: bool = False,
 ) -> Variable:
     """Variance over ``axis``, like ``np.var``: ``sum(|x - mean|**2) / (N - ddof)``.
 
     ``ddof`` ("delta degrees of freedom", or its NumPy 2 name ``correction``) is 1 for the
     unbiased estimate. When ``N - ddof <= 0`` the result is inf or NaN, as NumPy's.
+    ``corrected`` (PyTensor's choice of the corrected two-pass algorithm) is accepted: this
+    computation subtracts the mean first, which is already the accurate two-pass form.
     """
     ddof = _degrees_of_freedom(ddof, correction)
     x = as_tensor_variable(x)
@@ -400,6 +420,7 @@ def std(
     keepdims: bool = False,
     dtype: typing.Any = None,
     correction: typing.Any = None,
+    corrected: bool = False,
 ) -> Variable:
     """Standard deviation over ``axis`` (the square root of :func:`var`), like ``np.std``."""
     ddof = _degrees_of_freedom(ddof, correction)
@@ -440,7 +461,7 @@ class _ArgReduce(Op):
         x = as_tensor_variable(x)
         axes = self._axes(x.type.ndim)
         if builtins.any(a >= x.type.ndim for a in axes):
-            raise ValueError(f"{self}: axis {self.axis} is out of range for {x.type}")
+            raise np.exceptions.AxisError(f"{self}: axis {self.axis} is out of range for {x.type}")
         if builtins.any(x.type.shape[a] == 0 for a in axes):
             raise ValueError(f"{self}: cannot find the position of an extreme in an empty axis")
         shape = tuple(s for d, s in enumerate(x.type.shape) if d not in axes)

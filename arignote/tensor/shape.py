@@ -263,7 +263,7 @@ def shape_padaxis(x: Any, axis: int) -> Variable:
     x = as_tensor_variable(x)
     ndim = x.type.ndim + 1
     if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for a {ndim}-d result")
+        raise np.exceptions.AxisError(f"axis {axis} is out of bounds for a {ndim}-d result")
     axis %= ndim
     order: list = list(range(x.type.ndim))
     order.insert(axis, "x")
@@ -288,7 +288,9 @@ def _normalize_axis_list(axis: Any, ndim: int, context: str) -> list[int]:
     for a in axes:
         a = as_axis(a, context)
         if not -ndim <= a < ndim:
-            raise ValueError(f"{context}: axis {a} is out of bounds for {ndim} dimensions")
+            raise np.exceptions.AxisError(
+                f"{context}: axis {a} is out of bounds for {ndim} dimensions"
+            )
         normalized.append(a % ndim)
     if len(set(normalized)) != len(normalized):
         raise ValueError(f"{context}: repeated axis in {axis}")

@@ -50,7 +50,7 @@ class _AlongAxisOp(Op):
 
     def _check(self, x: Variable) -> None:
         if self.axis >= x.type.ndim:
-            raise ValueError(f"{self}: axis {self.axis} is out of bounds for {x.type}")
+            raise np.exceptions.AxisError(f"{self}: axis {self.axis} is out of bounds for {x.type}")
 
     def infer_shape(self, fgraph, node, input_shapes):
         return [input_shapes[0]]
@@ -265,7 +265,7 @@ class Unique(Op):
     def make_node(self, x: Any) -> Apply:
         x = as_tensor_variable(x)
         if self.axis is not None and self.axis >= x.type.ndim:
-            raise ValueError(f"{self}: axis {self.axis} is out of bounds for {x.type}")
+            raise np.exceptions.AxisError(f"{self}: axis {self.axis} is out of bounds for {x.type}")
         if self.axis is None:
             values, inverse = (None,), x.type.shape
         else:

@@ -117,6 +117,16 @@ class TensorType(Type, HasDataType, HasShape):
             self.dtype if dtype is None else dtype, self.shape if shape is None else shape, **kwargs
         )
 
+    def __call__(self, name: str | None = None, shape: Sequence[Any] | None = None) -> Variable:
+        """A new variable of this type, or of the more specific ``shape`` (PyTensor's
+        ``dmatrix("x", shape=(2, 3))``): ``shape`` may only fix lengths this type leaves open."""
+        if shape is None:
+            return super().__call__(name)
+        specific = self.clone(shape=shape)
+        if not self.is_super(specific):
+            raise ValueError(f"shape={tuple(shape)} is incompatible with {self}'s {self.shape}")
+        return specific(name)
+
     # -- values -------------------------------------------------------------------------
 
     def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+import arignote.tensor.derived as tderived
 import arignote.tensor.extra_ops as textra
 import arignote.tensor.indexing_ops as tio
 import arignote.tensor.math as tm
@@ -172,7 +173,11 @@ class _TensorOperators:
             )
         return DimShuffle(self.type.ndim, axes)(self)
 
-    def reshape(self, *newshape: Any, ndim: int | None = None) -> Variable:
+    def reshape(self, *newshape: Any, ndim: int | None = None, shape: Any = None) -> Variable:
+        if shape is not None:  # x.reshape(shape=(2, 3)), PyTensor's and NumPy 2's keyword
+            if newshape:
+                raise TypeError("reshape: give the new shape positionally or as shape=, not both")
+            newshape = (shape,)
         if len(newshape) == 1 and not isinstance(newshape[0], int):
             newshape = newshape[0]
         return reshape(self, newshape, ndim=ndim)
@@ -194,6 +199,16 @@ class _TensorOperators:
     def ones_like(self, dtype: Any = None) -> Variable:
         return tm.ones_like(self, dtype)
 
+    def fill(self, value: Any) -> Variable:
+        """A new tensor of this one's shape holding ``value`` (PyTensor's method: unlike
+        ``ndarray.fill`` nothing is modified)."""
+        return tm.fill(self, value)
+
+    def get_underlying_scalar_constant(self) -> np.ndarray:
+        """This tensor's value if the graph makes it a constant scalar, else
+        ``NotScalarConstantError``."""
+        return tderived.get_underlying_scalar_constant_value(self)
+
     def copy(self, name: str | None = None) -> Variable:
         out = tm.identity(self)
         out.name = name
@@ -204,8 +219,8 @@ class _TensorOperators:
     def sum(self, axis=None, dtype=None, keepdims=False, acc_dtype=None) -> Variable:
         return tred.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
-    def mean(self, axis=None, dtype=None, keepdims=False) -> Variable:
-        return tred.mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def mean(self, axis=None, dtype=None, keepdims=False, acc_dtype=None) -> Variable:
+        return tred.mean(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
     def max(self, axis=None, keepdims=False) -> Variable:
         return tred.max(self, axis=axis, keepdims=keepdims)
@@ -273,14 +288,26 @@ class _TensorOperators:
 
     # -- more reductions (reduction.py) -----------------------------------------------------
 
-    def prod(self, axis=None, dtype=None, keepdims=False, acc_dtype=None) -> Variable:
+    def prod(
+        self, axis=None, dtype=None, keepdims=False, acc_dtype=None, no_zeros_in_input=False
+    ) -> Variable:
         return tred.prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
-    def var(self, axis=None, ddof=0, keepdims=False) -> Variable:
+    def var(self, axis=None, ddof=0, keepdims=False, corrected=False) -> Variable:
         return tred.var(self, axis=axis, ddof=ddof, keepdims=keepdims)
 
-    def std(self, axis=None, ddof=0, keepdims=False) -> Variable:
+    def std(self, axis=None, ddof=0, keepdims=False, corrected=False) -> Variable:
         return tred.std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def norm(self, L: Any, axis: Any = None, keepdims: bool = False) -> Variable:
+        """The ``L``-norm ``sum(|x|**L) ** (1/L)`` over ``axis`` (PyTensor's method); ``L=inf``
+        is the largest ``|x|``, as in ``np.linalg.norm`` of a vector."""
+        if L == 0:
+            raise ValueError("norm: L must be nonzero (the count of nonzeros is no norm here)")
+        if np.isinf(L):
+            return tred.max(tm.abs(self), axis=axis, keepdims=keepdims)
+        total = tred.sum(tm.pow(tm.abs(self), L), axis=axis, keepdims=keepdims)
+        return tm.pow(total, 1.0 / L)
 
     def argmin(self, axis=None, keepdims=False) -> Variable:
         return tred.argmin(self, axis=axis, keepdims=keepdims)
@@ -336,8 +363,16 @@ class _TensorOperators:
         """``inc_subtensor(self, y)``: for ``x[index].inc(y)``."""
         return tsub.inc_subtensor(self, y, **kwargs)
 
-    def nonzero(self) -> tuple:
-        return tio.nonzero(self)
+    def nonzero(self, return_matrix: bool = False) -> tuple | Variable:
+        return tio.nonzero(self, return_matrix=return_matrix)
+
+    def nonzero_values(self) -> Variable:
+        return tderived.nonzero_values(self)
+
+    def compress(self, a: Any, axis: int | None = None) -> Variable:
+        """The slices of ``a`` where this tensor (the condition) is true: PyTensor's method
+        passes ``self`` as ``compress``'s condition, unlike ``ndarray.compress``."""
+        return tderived.compress(self, a, axis=axis)
 
     def take(self, indices: Any, axis: int | None = None, mode: str = "raise") -> Variable:
         return tio.take(self, indices, axis=axis, mode=mode)
@@ -361,6 +396,27 @@ class _TensorOperators:
     def mT(self) -> Variable:
         """The matrices of ``x`` transposed: the last two dimensions swapped (``ndarray.mT``)."""
         return tp.matrix_transpose(self)
+
+
+def _elementwise_method(name: str):
+    function = getattr(tm, name)
+
+    def method(self) -> Variable:
+        return function(self)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``{name}`` of this tensor, elementwise (see ``arignote.tensor.{name}``)."
+    return method
+
+
+# PyTensor's elementwise methods (x.sin(), x.sqrt(), ...), which ndarray does not have
+_ELEMENTWISE_METHODS = (
+    "arccos arccosh arcsin arcsinh arctan arctanh ceil cos cosh deg2rad exp2 expm1 floor "
+    "log10 log1p log2 rad2deg sin sinh sqrt tan tanh"
+)
+for _name in _ELEMENTWISE_METHODS.split():
+    setattr(_TensorOperators, _name, _elementwise_method(_name))
+del _name
 
 
 class TensorVariable(_TensorOperators, Variable):

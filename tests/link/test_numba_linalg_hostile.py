@@ -100,3 +100,12 @@ def test_square_linalg_of_finite_empty_and_singular_matrices_as_perform():
 def test_decompositions_and_lstsq_of_empty_matrices_as_perform(shape):
     b = np.random.default_rng(2).normal(size=(shape[0], 2))
     assert_as_perform("rectangular", np.zeros(shape), b)
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "cholesky"])
+def test_non_square_matrices_raise_linalg_error_natively(name):
+    # numpy.linalg's class, as the VM's perform raises it (tensor/linalg/basic.py)
+    x = pt.dmatrix("x")
+    fn = arignote.function([x], getattr(la, name)(x), mode="NUMBA")
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        fn(np.ones((3, 4)))

@@ -13,6 +13,7 @@ import tests.op_db.derived
 import tests.op_db.elemwise
 import tests.op_db.extra_op_classes
 import tests.op_db.extra_ops
+import tests.op_db.fft
 import tests.op_db.indexing
 import tests.op_db.jax_ops
 import tests.op_db.join

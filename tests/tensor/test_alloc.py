@@ -256,3 +256,11 @@ def test_full_of_an_out_of_range_python_int_raises_like_numpy():
     # in range, or a float: cast as NumPy does
     np.testing.assert_array_equal(pt.full((2,), 2.7, dtype="int8").eval(), np.full(2, 2.7, "int8"))
     assert pt.full_like(pt.tensor(dtype="int8", shape=(3,)), -128).eval().tolist() == [-128] * 3
+
+
+def test_arange_zero_step_raises_numpys_zero_division_error():
+    with pytest.raises(ZeroDivisionError):
+        pt.arange(0, 5, 0)
+    step = pt.dscalar("step")
+    with pytest.raises(ZeroDivisionError):
+        arignote.function([step], pt.arange(0.0, 5.0, step), mode="FAST_COMPILE")(0.0)

@@ -4,6 +4,7 @@ build-time errors, and the PyTensor module paths of the functions."""
 import numpy as np
 import pytest
 
+import arignote
 import arignote.tensor as pt
 
 
@@ -52,3 +53,40 @@ def test_functions_are_served_at_pytensor_paths():
     assert median is pt.median and vecdot is pt.vecdot and logspace is pt.logspace
     assert horizontal_stack is pt.horizontal_stack and tril_indices is pt.tril_indices
     assert unravel_index is pt.unravel_index
+
+
+def test_logspace_and_geomspace_take_dtype_and_axis():
+    start = pt.dvector("start")
+    outs = [
+        pt.logspace(start, start + 2, 4, dtype="float32", axis=-1),
+        pt.geomspace(start, start * 10, 3, axis=1, dtype="float32"),
+        pt.geomspace(1, 100, 5, base=2.0),
+    ]
+    assert [o.type.dtype for o in outs] == ["float32", "float32", "float64"]
+    value = np.array([1.0, 2.0])
+    got = arignote.function([start], outs)(value)
+    np.testing.assert_allclose(got[0], np.logspace(value, value + 2, 4, axis=-1), rtol=1e-6)
+    np.testing.assert_allclose(got[1], np.geomspace(value, value * 10, 3, axis=1), rtol=1e-6)
+    np.testing.assert_allclose(got[2], np.geomspace(1, 100, 5))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"fweights": True},
+        {"aweights": True},
+        {"fweights": True, "aweights": True},
+        {"aweights": True, "ddof": 0},
+        {"fweights": True, "aweights": True, "bias": True},
+    ],
+)
+def test_cov_with_weights_matches_numpy(kwargs, rng):
+    m, f, a = pt.dmatrix("m"), pt.lvector("f"), pt.dvector("a")
+    mv = rng.normal(size=(3, 6))
+    fv, av = rng.integers(1, 4, size=6), rng.uniform(0.1, 1.0, size=6)
+    weights = {"fweights": (f, fv), "aweights": (a, av)}
+    symbolic = {k: weights[k][0] if k in weights else v for k, v in kwargs.items()}
+    values = {k: weights[k][1] if k in weights else v for k, v in kwargs.items()}
+    out = pt.cov(m, **symbolic)
+    got = arignote.function([m, f, a], out, on_unused_input="ignore")(mv, fv, av)
+    np.testing.assert_allclose(got, np.cov(mv, **values))

@@ -183,3 +183,22 @@ def test_AddAlongAxis_accumulates_and_checks_values(rng):
         [rng.normal(size=(2, 3)), rng.normal(size=(2, 2))],
         rng=rng,
     )
+
+
+def test_nonzero_return_matrix():
+    # PyTensor's nonzero(a, return_matrix=True): the index vectors as the rows of a matrix
+    x, v = pt.lmatrix("x"), pt.lvector("v")
+    both = pt.nonzero(x, return_matrix=True), pt.nonzero(v, return_matrix=True)
+    assert both[0].type.shape == (2, None) and both[1].type.shape == (1, None)
+    xv, vv = np.array([[0, 1, 2], [3, 0, 0]]), np.array([0, 4, 0, 5])
+    got = arignote.function([x, v], list(both))(xv, vv)
+    np.testing.assert_array_equal(got[0], np.array(np.nonzero(xv)))
+    np.testing.assert_array_equal(got[1], np.array(np.nonzero(vv)))
+
+
+def test_bincount_accepts_pytensor_keywords():
+    x = pt.lvector("x")
+    out = pt.bincount(x, minlength=None, assert_nonneg=True)
+    np.testing.assert_array_equal(arignote.function([x], out)(np.array([1, 1, 3])), [0, 2, 0, 1])
+    with pytest.raises(ValueError):
+        arignote.function([x], out)(np.array([1, -1]))

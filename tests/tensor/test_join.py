@@ -125,3 +125,13 @@ def test_hstack_vstack_of_vectors(rng):
     h, v = _run([a, b], [pt.hstack([a, b]), pt.vstack([a, b])], va, vb)
     np.testing.assert_array_equal(h, np.hstack([va, vb]))
     np.testing.assert_array_equal(v, np.vstack([va, vb]))
+
+
+def test_split_by_a_symbolic_vector_of_lengths_with_n_splits(rng):
+    # PyTensor's documented split(x, splits_size, n_splits, axis) with splits_size symbolic
+    x, sizes = pt.dmatrix("x"), pt.lvector("sizes")
+    pieces = pt.split(x, sizes, n_splits=2, axis=1)
+    value = rng.normal(size=(3, 4))
+    got = arignote.function([x, sizes], pieces)(value, np.array([1, 3]))
+    np.testing.assert_array_equal(got[0], value[:, :1])
+    np.testing.assert_array_equal(got[1], value[:, 1:])

@@ -717,3 +717,11 @@ def test_scalar_op_tangents_through_complex_maps():
     )(1 + 1j, 0.3 + 0.1j)
     assert exp_t == pytest.approx(np.exp(1 + 1j) * (0.3 + 0.1j))
     assert abs_t == pytest.approx(np.real(np.conj(1 + 1j) * (0.3 + 0.1j)) / np.sqrt(2))
+
+
+def test_zeros_like_and_ones_like_accept_opt():
+    x = pt.dmatrix("x")
+    zeros, ones = pt.zeros_like(x, opt=True), pt.ones_like(x, dtype="int8", opt=True)
+    assert zeros.type.dtype == "float64" and ones.type.dtype == "int8"
+    got = arignote.function([x], [zeros, ones])(np.ones((2, 3)))
+    assert got[0].shape == (2, 3) and not got[0].any() and (got[1] == 1).all()

@@ -216,3 +216,11 @@ def test_dot_of_higher_dimensions_sums_last_against_second_to_last(rng):
 def test_public_product_names():
     for name in ("dot", "matmul", "tensordot", "outer", "vdot", "einsum", "matrix_transpose"):
         assert callable(getattr(pt, name)), name
+
+
+def test_matmul_dtype(rng):
+    x, y = pt.dtensor3("x"), pt.dmatrix("y")
+    out = pt.matmul(x, y, dtype="float32")
+    assert out.type.dtype == "float32"
+    xv, yv = rng.normal(size=(2, 3, 4)), rng.normal(size=(4, 5))
+    np.testing.assert_allclose(arignote.function([x, y], out)(xv, yv), xv @ yv, rtol=1e-5)

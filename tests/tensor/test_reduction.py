@@ -284,3 +284,21 @@ def test_argmax_gradient_is_zero():
     x = pt.vector("x")
     g = grad(pt.argmax(x).astype("float64") + pt.max(x), x)
     np.testing.assert_array_equal(_run([x], g, np.array([1.0, 3.0, 2.0])), [0.0, 1.0, 0.0])
+
+
+def test_pytensor_reduction_keywords(rng):
+    # PyTensor's documented keywords: prod(no_zeros_in_input), mean(acc_dtype),
+    # var/std(corrected); they change no value
+    x = pt.dmatrix("x")
+    outs = [
+        pt.prod(x, axis=0, no_zeros_in_input=True),
+        pt.mean(x, axis=1, dtype="float32", acc_dtype="float64"),
+        pt.var(x, axis=0, ddof=1, corrected=True),
+        pt.std(x, corrected=True),
+    ]
+    assert outs[1].type.dtype == "float32"
+    value = rng.normal(size=(3, 4))
+    got = arignote.function([x], outs)(value)
+    expected = [value.prod(0), value.mean(1), value.var(0, ddof=1), value.std()]
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-6)

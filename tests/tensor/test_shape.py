@@ -94,3 +94,28 @@ def test_axes_must_be_integers_like_numpy(build, axis):
 def test_diff_order_must_be_an_integer():
     with pytest.raises(TypeError, match="the order n must be an integer"):
         pt.diff(pt.vector(), n=1.5)
+
+
+AXIS_ERRORS = {
+    "sum": lambda x: pt.sum(x, axis=2),
+    "argmax": lambda x: pt.argmax(x, axis=-3),
+    "cumsum": lambda x: pt.cumsum(x, axis=3),
+    "sort": lambda x: pt.sort(x, axis=2),
+    "concatenate": lambda x: pt.concatenate([x, x], axis=2),
+    "stack": lambda x: pt.stack([x, x], axis=4),
+    "expand_dims": lambda x: pt.expand_dims(x, 5),
+    "squeeze": lambda x: pt.squeeze(x, axis=3),
+    "take": lambda x: pt.take(x, [0], axis=2),
+    "roll": lambda x: pt.roll(x, 1, axis=3),
+    "repeat": lambda x: pt.repeat(x, 2, axis=2),
+    "swapaxes": lambda x: pt.swapaxes(x, 0, 3),
+    "diff": lambda x: pt.diff(x, axis=2),
+    "norm": lambda x: pt.linalg.norm(x, axis=3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AXIS_ERRORS))
+def test_an_axis_out_of_bounds_raises_numpys_axis_error(name):
+    # np.exceptions.AxisError (a ValueError and an IndexError), as NumPy and PyTensor raise
+    with pytest.raises(np.exceptions.AxisError, match="out of (bounds|range)"):
+        AXIS_ERRORS[name](pt.dmatrix("x"))

@@ -125,3 +125,17 @@ def test_constructors_use_floatx_and_prefixes():
     named = pt.tensor("i8", dtype="int8", shape=(None,))
     assert named.type.dtype == "int8" and named.name == "i8"
     assert pt.matrix("m", dtype="int32").type.dtype == "int32"
+
+
+def test_typed_constructors_take_a_more_specific_shape():
+    # PyTensor's dmatrix("x", shape=(2, 3)): the shape may fix lengths the type leaves open
+    x = pt.dmatrix("x", shape=(2, None))
+    assert x.type.shape == (2, None) and x.type.dtype == "float64" and x.name == "x"
+    assert pt.lvector(shape=(3,)).type.shape == (3,)
+    assert pt.dmatrix("y").type.shape == (None, None)
+
+
+@pytest.mark.parametrize("make, shape", [("dmatrix", (2,)), ("drow", (2, 3)), ("fvector", ())])
+def test_typed_constructors_refuse_an_incompatible_shape(make, shape):
+    with pytest.raises(ValueError, match="incompatible"):
+        getattr(pt, make)("x", shape=shape)

@@ -67,10 +67,12 @@ def as_matrices(x: Any, what: str, square: bool = False, dtype: str | None = Non
 
 
 def check_square(x: Variable, what: Any) -> None:
-    """Raise ValueError when the static lengths of ``x``'s last two dimensions differ."""
+    """Raise ``LinAlgError`` (NumPy's, a ValueError) when the static lengths of ``x``'s last two
+    dimensions differ."""
     rows, cols = x.type.shape[-2:]
     if rows is not None and cols is not None and rows != cols:
-        raise ValueError(f"{what} needs square matrices, got {x.type} (last 2 dimensions differ)")
+        message = f"{what} needs square matrices, got {x.type} (last 2 dimensions differ)"
+        raise np.linalg.LinAlgError(message)
 
 
 def check_inexact(op: Op, *inputs: Variable) -> None:
@@ -100,9 +102,9 @@ def matrix_input(op: Op, x: Any) -> Variable:
 
 
 def check_square_value(op: Op, a: np.ndarray) -> None:
-    """Run-time check that ``a`` is a stack of square matrices."""
+    """Run-time check that ``a`` is a stack of square matrices (``LinAlgError``, as NumPy)."""
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"{op} needs square matrices, got an array of shape {a.shape}")
+        raise np.linalg.LinAlgError(f"{op} needs square matrices, got an array of shape {a.shape}")
 
 
 def batch_of(x: Variable, core: int = 2) -> tuple:

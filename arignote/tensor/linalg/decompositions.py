@@ -130,7 +130,9 @@ def _lower_solve_both_sides(lower: Variable, s: Variable) -> Variable:
     return mT(SolveTriangular(lower=True)(lower, mT(left)))
 
 
-def cholesky(x: Any, lower: bool = True) -> Variable:
+def cholesky(
+    x: Any, lower: bool = True, *, check_finite: bool = True, overwrite_a: bool = False
+) -> Variable:
     """The Cholesky factor of each symmetric positive-definite matrix of ``x``.
 
     Parameters
@@ -139,6 +141,8 @@ def cholesky(x: Any, lower: bool = True) -> Variable:
         Matrices ``(..., M, M)``; only their ``lower`` (or upper) triangle is read.
     lower
         Return ``L`` with ``x = L L^T`` (default), else ``U`` with ``x = U^T U``.
+    check_finite, overwrite_a
+        SciPy's and PyTensor's keywords, accepted: ``x`` is never overwritten.
 
     Returns
     -------
@@ -241,11 +245,6 @@ def eigh(a: Any, UPLO: str = "L") -> tuple[Variable, Variable]:
     """
     w, v = Eigh(UPLO)(as_matrices(a, "eigh", square=True))
     return w, v
-
-
-def eigvalsh(a: Any, UPLO: str = "L") -> Variable:
-    """Eigenvalues (ascending) of symmetric matrices, like ``numpy.linalg.eigvalsh``."""
-    return Eigh(UPLO, compute_v=False)(as_matrices(a, "eigvalsh", square=True))
 
 
 # -- general eigenproblem -----------------------------------------------------------------------
@@ -669,14 +668,19 @@ def _qr_grad_any_shape(x, q, r, g_q, g_r) -> Variable:
     return concatenate([g_x, g_y], axis=x.type.ndim - 1)
 
 
+_SCIPY_QR_MODES = {"economic": "reduced", "full": "complete"}
+
+
 def qr(a: Any, mode: str = "reduced") -> Any:
     """QR decomposition of each matrix of ``a``, like ``numpy.linalg.qr``.
 
-    ``mode`` is ``"reduced"`` (default), ``"complete"``, ``"r"`` (``R`` only) or ``"raw"``.
-    Gradients are available for ``"reduced"`` and ``"r"`` (any shape) and for ``"complete"``
-    when the matrices have at most as many rows as columns (else its extra columns of ``Q``
-    are not unique).
+    ``mode`` is ``"reduced"`` (default), ``"complete"``, ``"r"`` (``R`` only) or ``"raw"``;
+    SciPy's names, which PyTensor also takes, mean the same: ``"economic"`` is ``"reduced"``
+    and ``"full"`` is ``"complete"``. Gradients are available for ``"reduced"`` and ``"r"``
+    (any shape) and for ``"complete"`` when the matrices have at most as many rows as columns
+    (else its extra columns of ``Q`` are not unique).
     """
+    mode = _SCIPY_QR_MODES.get(mode, mode)
     x = as_matrices(a, "qr")
     outputs = QR(mode)(x, return_list=True)
     return outputs[0] if mode == "r" else tuple(outputs)
@@ -691,7 +695,6 @@ __all__ = [
     "cholesky",
     "eig",
     "eigh",
-    "eigvalsh",
     "qr",
     "svd",
 ]

@@ -14,11 +14,16 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from arignote.graph.basic import Apply
+from arignote.graph.basic import Apply, Variable
 from arignote.graph.grad_types import grad_not_implemented, is_disconnected
 from arignote.graph.op import Op
 from arignote.tensor.basic import as_tensor_variable
-from arignote.tensor.linalg.basic import check_square_value, square_input, square_shape
+from arignote.tensor.linalg.basic import (
+    as_matrices,
+    check_square_value,
+    square_input,
+    square_shape,
+)
 from arignote.tensor.linalg.decompositions import Eigh
 from arignote.tensor.type import tensor_type
 
@@ -155,4 +160,19 @@ class EigvalshTangent(Op):
         return [grad_not_implemented(self, k, x, reason) for k, x in enumerate(inputs)]
 
 
-__all__ = ["Eigvalsh", "EigvalshGrad", "EigvalshTangent"]
+def eigvalsh(a: Any, b: Any = None, lower: bool = True, UPLO: str | None = None) -> Variable:
+    """Eigenvalues (ascending) of symmetric matrices ``a``, or of the pencil ``(a, b)``.
+
+    Both signatures work: SciPy's and PyTensor's ``eigvalsh(a, b=None, lower=True)`` (``b``
+    symmetric positive definite: ``a v = w b v``) and NumPy's ``eigvalsh(a, UPLO="L")`` (a
+    string second argument is ``UPLO``). Only the ``lower`` (``UPLO="L"``) triangle is read.
+    """
+    if isinstance(b, str):
+        b, UPLO = None, b
+    uplo = ("L" if lower else "U") if UPLO is None else UPLO  # Eigh refuses other strings
+    if b is None:
+        return Eigh(uplo, compute_v=False)(as_matrices(a, "eigvalsh", square=True))
+    return Eigvalsh(uplo == "L")(a, b)
+
+
+__all__ = ["Eigvalsh", "EigvalshGrad", "EigvalshTangent", "eigvalsh"]

@@ -49,7 +49,9 @@ def _normalize_axis(axis: Any, ndim: int) -> tuple[int, ...]:
     for a in axis:
         a = operator.index(a)
         if not -ndim <= a < ndim:
-            raise ValueError(f"norm: axis {a} is out of bounds for a tensor of dimension {ndim}")
+            raise np.exceptions.AxisError(
+                f"norm: axis {a} is out of bounds for a tensor of dimension {ndim}"
+            )
         normalized.append(a % ndim)
     return tuple(normalized)
 

@@ -199,6 +199,10 @@ def solve(
     lower: bool = False,
     transposed: bool = False,
     b_ndim: int | None = None,
+    *,
+    check_finite: bool = True,
+    overwrite_a: bool = False,
+    overwrite_b: bool = False,
 ) -> Variable:
     """Solve ``a x = b`` for ``x``, like ``numpy.linalg.solve`` / ``scipy.linalg.solve``.
 
@@ -220,6 +224,9 @@ def solve(
     b_ndim
         1 or 2: whether ``b``'s core is a vector or a matrix (default: NumPy's rule, a vector
         only when ``b`` is 1-d).
+    check_finite, overwrite_a, overwrite_b
+        SciPy's and PyTensor's keywords, accepted: results are never written into the inputs,
+        and non-finite entries give the values LAPACK computes from them.
 
     Returns
     -------
@@ -316,6 +323,9 @@ def solve_triangular(
     lower: bool = False,
     unit_diagonal: bool = False,
     b_ndim: int | None = None,
+    *,
+    check_finite: bool = True,
+    overwrite_b: bool = False,
 ) -> Variable:
     """Solve ``op(a) x = b`` for triangular ``a``, like ``scipy.linalg.solve_triangular``.
 
@@ -331,6 +341,8 @@ def solve_triangular(
         Whether ``a`` is lower triangular.
     unit_diagonal
         Take the diagonal of ``a`` as ones, without reading it.
+    check_finite, overwrite_b
+        SciPy's and PyTensor's keywords, accepted (see :func:`solve`).
 
     Returns
     -------

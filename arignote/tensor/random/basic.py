@@ -15,6 +15,7 @@ import numpy as np
 
 from arignote.config import config
 from arignote.graph.basic import Apply
+from arignote.tensor.math import true_div
 from arignote.tensor.random.op import RandomVariable, draw_function
 
 # -- op classes: draws by the Generator method of the same name ------------------------------
@@ -361,7 +362,7 @@ def poisson(lam=1.0, size=None, **kwargs):
 
 
 @draw_function
-def gamma(shape, scale=1.0, size=None, **kwargs):
+def gamma(shape, scale=1.0, size=None, *, rate=None, **kwargs):
     """Gamma draws, ``Generator.gamma`` (density ~ x**(shape-1) exp(-x/scale)).
 
     Parameters
@@ -369,9 +370,16 @@ def gamma(shape, scale=1.0, size=None, **kwargs):
     shape : array_like
         Shape (k > 0).
     scale : array_like
-        Scale (theta > 0); the rate is ``1 / scale``.
+        Scale (theta > 0, default 1); the rate is ``1 / scale``.
+    rate : array_like
+        PyTensor's alternative to ``scale`` (keyword only, deprecated there): ``1 / scale``.
+        Give one of them, not both.
     """
-    return gamma_rv(shape, scale, size=size, **kwargs)
+    if rate is None:
+        return gamma_rv(shape, scale, size=size, **kwargs)
+    if not (isinstance(scale, float) and scale == 1.0):  # anything but the default
+        raise ValueError("gamma: give scale or rate, not both")
+    return gamma_rv(shape, true_div(1.0, rate), size=size, **kwargs)
 
 
 @draw_function
@@ -490,13 +498,13 @@ def vonmises(mu, kappa, size=None, **kwargs):
 
 
 @draw_function
-def wald(mean, scale, size=None, **kwargs):
+def wald(mean=1.0, scale=1.0, size=None, **kwargs):
     """Wald (inverse Gaussian) draws, ``Generator.wald``.
 
     Parameters
     ----------
     mean, scale : array_like
-        Positive mean and scale.
+        Positive mean and scale (both 1 by default, as in PyTensor).
     """
     return wald_rv(mean, scale, size=size, **kwargs)
 

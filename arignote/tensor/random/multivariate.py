@@ -240,7 +240,9 @@ class ChoiceRV(RandomVariable):
         if a.type.ndim == 0 and a.type.dtype not in _INTEGER_DTYPES:
             raise TypeError(f"{self}: a 0-d `a` must be an integer, got {a.type}")
         if a.type.ndim and not 0 <= self.axis < a.type.ndim:
-            raise ValueError(f"{self}: axis {self.axis} is out of range for `a` of {a.type}")
+            raise np.exceptions.AxisError(
+                f"{self}: axis {self.axis} is out of range for `a` of {a.type}"
+            )
         self._check_p(a, p)
         self._check_sample_fits(a, node.inputs[1])
         return node
@@ -332,7 +334,9 @@ class PermutationRV(RandomVariable):
         if x.type.ndim == 0 and x.type.dtype not in _INTEGER_DTYPES:
             raise TypeError(f"{self}: a 0-d x must be an integer, got {x.type}")
         if x.type.ndim and not 0 <= self.axis < x.type.ndim:
-            raise ValueError(f"{self}: axis {self.axis} is out of range for x of {x.type}")
+            raise np.exceptions.AxisError(
+                f"{self}: axis {self.axis} is out of range for x of {x.type}"
+            )
         return node
 
     def _static_supp_shape(self, params):
@@ -377,7 +381,9 @@ class PermutedRV(RandomVariable):
         if x.type.ndim != self.ndims_params[0] or x.type.ndim == 0:
             raise ValueError(f"{self} expects a {self.ndims_params[0]}-d array (ndim >= 1)")
         if self.axis is not None and not 0 <= self.axis < x.type.ndim:
-            raise ValueError(f"{self}: axis {self.axis} is out of range for x of {x.type}")
+            raise np.exceptions.AxisError(
+                f"{self}: axis {self.axis} is out of range for x of {x.type}"
+            )
         return node
 
     def _static_supp_shape(self, params):
@@ -404,7 +410,7 @@ categorical_rv = CategoricalRV()
 
 def _normalized_axis(axis: int, ndim: int, what: str) -> int:
     if not -max(ndim, 1) <= axis < max(ndim, 1):
-        raise ValueError(f"{what}: axis {axis} is out of range for {ndim} dimensions")
+        raise np.exceptions.AxisError(f"{what}: axis {axis} is out of range for {ndim} dimensions")
     return axis % max(ndim, 1)
 
 

@@ -144,4 +144,13 @@ def test_qr_gradient_of_wide_matrices_matches_finite_differences():
     with pytest.raises(NullTypeGradError, match="more rows than columns"):
         grad(la.qr(x, mode="complete")[0].sum(), x)
     with pytest.raises(ValueError, match="mode"):
-        la.qr(x, mode="economic")
+        la.qr(x, mode="thin")  # SciPy's "economic" and "full" are accepted
+
+
+@pytest.mark.parametrize("scipy_mode, numpy_mode", [("economic", "reduced"), ("full", "complete")])
+def test_qr_takes_scipys_mode_names(scipy_mode, numpy_mode, rng):
+    a = pt.dmatrix("a")
+    value = rng.normal(size=(5, 3))
+    got = arignote.function([a], list(pt.linalg.qr(a, mode=scipy_mode)))(value)
+    for g, e in zip(got, np.linalg.qr(value, mode=numpy_mode)):
+        np.testing.assert_allclose(np.abs(g), np.abs(e), atol=1e-12)

@@ -67,3 +67,24 @@ def test_dtypes_and_errors():
     f = arignote.function([a], la.Eigvalsh()(a))
     with pytest.raises(ValueError, match="square"):
         f(np.ones((2, 3)))
+
+
+def test_eigvalsh_takes_scipys_and_numpys_signatures(rng):
+    # PyTensor documents eigvalsh(a, b, lower=True); NumPy's is eigvalsh(a, UPLO="L")
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    m, q = rng.normal(size=(4, 4)), rng.normal(size=(4, 4))
+    av, bv = m + m.T, q @ q.T + 4 * np.eye(4)
+    outs = [
+        la.eigvalsh(a, None),
+        la.eigvalsh(a, b),
+        la.eigvalsh(a, b, lower=False),
+        la.eigvalsh(a, "U"),
+        la.eigvalsh(a, lower=False),
+    ]
+    got = arignote.function([a, b], outs)(np.tril(av), bv)
+    full = np.tril(av) + np.tril(av, -1).T
+    np.testing.assert_allclose(got[0], np.linalg.eigvalsh(full))
+    np.testing.assert_allclose(got[1], scipy.linalg.eigvalsh(full, bv))
+    np.testing.assert_allclose(got[2], scipy.linalg.eigvalsh(np.tril(av), bv, lower=False))
+    np.testing.assert_allclose(got[3], np.linalg.eigvalsh(np.tril(av), "U"))
+    np.testing.assert_allclose(got[4], got[3])

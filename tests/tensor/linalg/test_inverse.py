@@ -88,3 +88,12 @@ def test_static_shapes_are_kept():
     assert la.inv(x).type.shape == (2, 3, 3)
     assert la.det(x).type.shape == (2,)
     assert [o.type.shape for o in la.slogdet(x)] == [(2,), (2,)]
+
+
+def test_non_square_matrices_raise_linalg_error():
+    # numpy.linalg's class (a ValueError), statically and when the function runs
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        la.inv(pt.tensor(shape=(3, 4)))
+    x = pt.dmatrix("x")
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        arignote.function([x], la.inv(x), mode="FAST_COMPILE")(np.ones((3, 4)))

@@ -109,3 +109,22 @@ def test_cho_solve_batched_with_integer_rhs(rng):
     assert out.type.dtype == "float64"
     result = arignote.function([x, y], out)(c, b)
     np.testing.assert_allclose(result, np.linalg.solve(spd, b), rtol=1e-10)
+
+
+def test_scipy_keywords_are_accepted(rng):
+    # PyTensor documents solve(..., check_finite, overwrite_a, overwrite_b) after SciPy
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    m = rng.normal(size=(4, 4))
+    spd, rhs = m @ m.T + 4 * np.eye(4), rng.normal(size=(4, 3))
+    lower = np.linalg.cholesky(spd)
+    outs = [
+        pt.linalg.solve(a, b, assume_a="pos", check_finite=False, overwrite_a=True),
+        pt.linalg.solve_triangular(a, b, lower=True, check_finite=False, overwrite_b=True),
+        pt.linalg.cholesky(a, check_finite=False, overwrite_a=True),
+    ]
+    spd_copy = spd.copy()
+    got = arignote.function([a, b], outs)(spd, rhs)
+    np.testing.assert_allclose(got[0], np.linalg.solve(spd, rhs))
+    np.testing.assert_allclose(got[1], np.linalg.solve(np.tril(spd), rhs))
+    np.testing.assert_allclose(got[2], lower)
+    np.testing.assert_array_equal(spd, spd_copy)

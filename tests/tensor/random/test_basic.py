@@ -244,3 +244,19 @@ def test_shared_generator_advances_exactly_as_numpy_over_three_calls(name, rng):
     assert random_generator_type.values_eq(value, np.random.default_rng(SEED))
     for a, b in zip(once, twice):
         np.testing.assert_array_equal(a, b)
+
+
+def test_wald_defaults_to_mean_and_scale_one():
+    # PyTensor's wald(mean=1.0, scale=1.0, size=None)
+    draw = ptr.wald(size=(2, 5), rng=np.random.default_rng(SEED))
+    assert_same_draws(draw.eval(), np.random.default_rng(SEED).wald(1.0, 1.0, size=(2, 5)))
+
+
+def test_gamma_takes_pytensors_rate_keyword():
+    draw = ptr.gamma(2.0, rate=4.0, size=(2, 5), rng=np.random.default_rng(SEED))
+    expected = np.random.default_rng(SEED).gamma(2.0, 0.25, size=(2, 5))
+    assert_same_draws(draw.eval(), expected)
+    default = ptr.gamma(2.0, size=(3,), rng=np.random.default_rng(SEED))
+    assert_same_draws(default.eval(), np.random.default_rng(SEED).gamma(2.0, 1.0, size=(3,)))
+    with pytest.raises(ValueError, match="not both"):
+        ptr.gamma(2.0, 3.0, rate=2.0)

@@ -22,6 +22,10 @@ FALLBACKS: dict[str, str] = {
     # SciPy's complex erf, erfc, erfcx, gamma and psi where numba's convention for passing
     # C complex values by value is not verified (dispatch/scipy_special.py)
     **({} if COMPLEX_CALLS else dict.fromkeys(_COMPLEX_SPECIAL, COMPLEX_CALLS_REASON)),
+    **dict.fromkeys(
+        ["RFFTOp", "IRFFTOp"],
+        "numba has no FFT (np.fft is not supported in nopython mode): perform in object mode",
+    ),
     "DefaultGeneratorMakerOp": "makes a Python Generator object: perform in object mode",
     "JAXOp": "a wrapped JAX function (wrap_jax): runs through jax.jit, not numba",
     "Print": "its point is calling global_fn (by default Python's print of the value's "

@@ -41,7 +41,8 @@ def _batched(node: Apply, outs: list[tuple[str, str]], call: list[str], square: 
     batch = node.inputs[0].type.ndim - 2
     lines = ["def kernel(x):", "    m, n = x.shape[-2], x.shape[-1]", "    k = min(m, n)"]
     if square:
-        lines += ["    if m != n:", f"        raise ValueError('{node.op} needs square matrices')"]
+        refusal = f"        raise np.linalg.LinAlgError('{node.op} needs square matrices')"
+        lines += ["    if m != n:", refusal]
     prefix = "".join(f"x.shape[{d}], " for d in range(batch))
     for j, (core, dtype) in enumerate(outs):
         lines.append(f"    o{j} = np.empty(({prefix}) + {core}, dtype=np.{dtype})")

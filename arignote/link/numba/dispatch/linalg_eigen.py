@@ -286,7 +286,7 @@ def _eigvalsh(op: Eigvalsh, node: Apply) -> Callable:
         source = (
             "def kernel(a):\n"
             "    if a.shape[0] != a.shape[1]:\n"
-            "        raise ValueError('Eigvalsh needs square matrices')\n"
+            "        raise np.linalg.LinAlgError('Eigvalsh needs square matrices')\n"
             "    check_finite(a)\n"
             f"    return eigh(a, {_uplo(op)})[0].astype(np.{out})\n"
         )

@@ -181,7 +181,7 @@ def _factor_lines(op: object, dtype: str, check_finite: bool) -> list[str]:
     lines = [
         "    n = a.shape[-1]",
         "    if a.ndim < 2 or a.shape[-2] != n:",
-        f"        raise ValueError('{op} needs square matrices')",
+        f"        raise np.linalg.LinAlgError('{op} needs square matrices')",
     ]
     if check_finite:
         lines += _finite_check(["a"])
