@@ -280,6 +280,8 @@ def test_missing_gradient_names_the_op():
     x = pt.dvector("x")
     with pytest.raises(GradientNotDefinedError, match="NoGradOp"):
         grad(NoGradOp()(x).sum(), x)
+    with pytest.raises(NotImplementedError):  # PyTensor's class for an op without gradient
+        grad(NoGradOp()(x).sum(), x)
 
 
 def test_missing_gradient_off_the_path_is_not_needed(rng):
