@@ -234,7 +234,7 @@ class Variable(Node):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         # Cached compiled functions (from ``eval``) are not part of a variable's identity.
-        state.pop("_eval_cache", None)
+        state.pop("_fn_cache", None)
         return state
 
 
