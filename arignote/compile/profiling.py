@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from arignote.config import config
 from arignote.graph.basic import Apply
 
 
@@ -174,14 +175,22 @@ class ProfileStats:
     # -- printing ------------------------------------------------------------------------
 
     def summary(
-        self, file: TextIO | None = None, n_ops_to_print: int = 20, n_apply_to_print: int = 20
+        self,
+        file: TextIO | None = None,
+        n_ops_to_print: int | None = None,
+        n_apply_to_print: int | None = None,
     ) -> None:
         """Print the global section and the class, op and node tables to ``file`` (default:
-        stderr, as PyTensor does)."""
+        stderr, as PyTensor does); the row counts default to ``config.profiling__n_ops`` and
+        ``config.profiling__n_apply``."""
         out = file if file is not None else sys.stderr
         out.write(self.summary_text(n_apply_to_print, n_ops_to_print))
 
-    def summary_text(self, n_apply_to_print: int = 20, n_ops_to_print: int = 20) -> str:
+    def summary_text(
+        self, n_apply_to_print: int | None = None, n_ops_to_print: int | None = None
+    ) -> str:
+        n_apply_to_print = n_apply_to_print or config.profiling__n_apply
+        n_ops_to_print = n_ops_to_print or config.profiling__n_ops
         lines = self._function_lines() + [""] + self._class_lines(n_ops_to_print) + [""]
         lines += self._op_lines(n_ops_to_print) + [""] + self._apply_lines(n_apply_to_print)
         for child in self.inner:
