@@ -209,6 +209,8 @@ def test_debugprint_memory_maps_op_info_and_storage():
     assert "w [id" in text and "[array([1., 2.])]" in text
     assert "d={" in debugprint(f, file="str", print_destroy_map=True)
     assert "d={" not in debugprint(f, file="str")
+    # PyTensor 3's keyword; arignote records no assumptions, so the text is unchanged
+    assert debugprint(f, file="str", print_assumptions=True) == debugprint(f, file="str")
 
 
 def test_debugprint_shows_composite_inner_graphs():
