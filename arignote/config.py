@@ -170,10 +170,18 @@ class Options:
 _FIELD_TYPES = {f.name: f.type for f in fields(Options)}
 
 
+class UnknownOptionError(AttributeError, KeyError):
+    """A name that is no option. An AttributeError (``config.name``, ``hasattr``) and, as
+    PyTensor's ``change_flags`` raises for unknown flags, a KeyError."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"Unknown config option {name!r}; known: {sorted(_FIELD_TYPES)}")
+
+
 def _parse(name: str, value: Any) -> Any:
     """``value`` for option ``name``, converting text ("true", "3") to the option's type."""
     if name not in _FIELD_TYPES:
-        raise AttributeError(f"Unknown config option {name!r}; known: {sorted(_FIELD_TYPES)}")
+        raise UnknownOptionError(name)
     kind = _FIELD_TYPES[name]
     if not isinstance(value, str):
         return value
@@ -244,7 +252,7 @@ class Config:
         # introspection (hasattr, copy, getattr(obj, "_marker", None) over module globals at
         # import time) from reading ARIGNOTE_FLAGS.
         if name.startswith("_") or name not in _FIELD_TYPES:
-            raise AttributeError(f"Unknown config option {name!r}; known: {sorted(_FIELD_TYPES)}")
+            raise UnknownOptionError(name)
         return getattr(options(), name)
 
     def __setattr__(self, name: str, value: Any) -> None:

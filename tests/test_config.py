@@ -64,6 +64,10 @@ def test_invalid_values_and_names_are_refused():
         config.change_flags(no_such_option=1),
     ):
         pass
+    # PyTensor's change_flags raises KeyError for an unknown flag
+    with pytest.raises(KeyError), config.change_flags(no_such_option=1):
+        pass
+    assert not hasattr(config, "no_such_option")
 
 
 def test_text_values_are_parsed_to_the_option_type():
