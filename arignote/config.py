@@ -40,6 +40,16 @@ option                      default         meaning
 ``cache_dir``               ``""``          disk cache of native code ("": ARIGNOTE_CACHE_DIR,
                                             else the user cache directory)
 ``cache_size_mb``           ``1024``        bound of that cache (least recently used evicted)
+``exception_verbosity``     ``"low"``       "high": a node's error adds a print of its inputs
+``optimizer_excluding``     ``""``          ":"-separated rewrites/tags the default mode
+                                            excludes (also ``optimizer_including``,
+                                            ``optimizer_requiring``)
+``NanGuardMode__*``         ``True``        defaults of ``NanGuardMode``'s arguments:
+                                            ``NanGuardMode__nan_is_error``,
+                                            ``NanGuardMode__inf_is_error``,
+                                            ``NanGuardMode__big_is_error``
+``profiling__n_ops``        ``20``          rows of ``ProfileStats.summary``'s op and class
+                                            tables (``profiling__n_apply``: node table)
 ==========================  ==============  ======================================================
 """
 
@@ -58,6 +68,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "floatX": ("float64", "float32", "float16"),
     "on_rewrite_error": ("warn", "raise", "ignore"),
     "on_unused_input": ("raise", "warn", "ignore"),
+    "exception_verbosity": ("low", "high"),
 }
 
 
@@ -106,6 +117,22 @@ class Options:
     cache_dir: str = ""
     #: total size bound of that cache, in MiB (least recently used entries are evicted).
     cache_size_mb: int = 1024
+    #: what an error raised by a node says (PyTensor's flag): "low" describes the node, its
+    #: inputs' types and shapes; "high" adds a debug print of the node's inputs.
+    exception_verbosity: str = "low"
+    #: rewrites (or tags) the default mode leaves out, include and require, each a list
+    #: separated by ":" (PyTensor's flags; applied by ``get_mode(None)``, so by ``function``
+    #: when it is given no mode).
+    optimizer_excluding: str = ""
+    optimizer_including: str = ""
+    optimizer_requiring: str = ""
+    #: what ``NanGuardMode()`` checks when its arguments are None (PyTensor's flags).
+    NanGuardMode__nan_is_error: bool = True
+    NanGuardMode__inf_is_error: bool = True
+    NanGuardMode__big_is_error: bool = True
+    #: how many ops and nodes ``ProfileStats.summary`` lists by default (PyTensor's flags).
+    profiling__n_ops: int = 20
+    profiling__n_apply: int = 20
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -143,10 +170,18 @@ class Options:
 _FIELD_TYPES = {f.name: f.type for f in fields(Options)}
 
 
+class UnknownOptionError(AttributeError, KeyError):
+    """A name that is no option. An AttributeError (``config.name``, ``hasattr``) and, as
+    PyTensor's ``change_flags`` raises for unknown flags, a KeyError."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"Unknown config option {name!r}; known: {sorted(_FIELD_TYPES)}")
+
+
 def _parse(name: str, value: Any) -> Any:
     """``value`` for option ``name``, converting text ("true", "3") to the option's type."""
     if name not in _FIELD_TYPES:
-        raise AttributeError(f"Unknown config option {name!r}; known: {sorted(_FIELD_TYPES)}")
+        raise UnknownOptionError(name)
     kind = _FIELD_TYPES[name]
     if not isinstance(value, str):
         return value
@@ -217,7 +252,7 @@ class Config:
         # introspection (hasattr, copy, getattr(obj, "_marker", None) over module globals at
         # import time) from reading ARIGNOTE_FLAGS.
         if name.startswith("_") or name not in _FIELD_TYPES:
-            raise AttributeError(f"Unknown config option {name!r}; known: {sorted(_FIELD_TYPES)}")
+            raise UnknownOptionError(name)
         return getattr(options(), name)
 
     def __setattr__(self, name: str, value: Any) -> None:

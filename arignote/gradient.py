@@ -150,7 +150,8 @@ def hessian(
     """
     cost = as_tensor_variable(cost)
     if cost.type.ndim != 0:
-        raise TypeError(f"hessian expects a scalar cost, got {cost} of type {cost.type}")
+        # ValueError, as PyTensor's hessian (grad itself raises TypeError for a non-scalar cost)
+        raise ValueError(f"hessian expects a scalar cost, got {cost} of type {cost.type}")
     wrt_list, structure = as_list(wrt)
     results = []
     for w in wrt_list:

@@ -10,9 +10,13 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import arignote
+import arignote.tensor as pt
+from arignote.compile.mode import get_mode
+from arignote.compile.nanguardmode import NanGuardMode
 from arignote.config import Options, config
 
 # ``arignote.config`` the attribute is the Config object; the module is reached by name.
@@ -60,6 +64,10 @@ def test_invalid_values_and_names_are_refused():
         config.change_flags(no_such_option=1),
     ):
         pass
+    # PyTensor's change_flags raises KeyError for an unknown flag
+    with pytest.raises(KeyError), config.change_flags(no_such_option=1):
+        pass
+    assert not hasattr(config, "no_such_option")
 
 
 def test_text_values_are_parsed_to_the_option_type():
@@ -190,3 +198,33 @@ def test_change_flags_in_concurrent_asyncio_tasks_do_not_interfere():
 def test_repr_and_dir():
     assert "floatX" in dir(config)
     assert "Options(" in repr(config)
+
+
+def test_pytensor_documented_flags_are_options_and_are_honoured():
+    assert config.exception_verbosity == "low" and config.optimizer_excluding == ""
+    with (
+        pytest.raises(ValueError, match="exception_verbosity"),
+        config.change_flags(exception_verbosity="loud"),
+    ):
+        pass
+    with config.change_flags(optimizer_excluding="fusion:inplace", optimizer_including="x"):
+        mode = get_mode(None)
+        assert {"fusion", "inplace"} <= set(mode.exclude) and "x" in mode.include
+    assert get_mode("FAST_RUN") is get_mode("FAST_RUN")  # named modes are left alone
+    with config.change_flags(NanGuardMode__inf_is_error=False):
+        assert NanGuardMode().inf_is_error is False and NanGuardMode().nan_is_error is True
+    x, y = pt.dvector("x"), pt.dvector("y")
+    fn = arignote.function([x, y], x + y)
+    for verbosity, text in [("low", "HINT"), ("high", "Debug print of the apply node")]:
+        with config.change_flags(exception_verbosity=verbosity), pytest.raises(ValueError):
+            fn(np.ones(2), np.ones(3))
+        with config.change_flags(exception_verbosity=verbosity):
+            assert text in _error_text(fn)
+
+
+def _error_text(fn) -> str:
+    try:
+        fn(np.ones(2), np.ones(3))
+    except ValueError as err:
+        return str(err) + "".join(getattr(err, "__notes__", []))
+    return ""

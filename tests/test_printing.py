@@ -72,6 +72,12 @@ def test_pp_of_the_logistic_regression_tutorial():
     )
 
 
+def test_pp_of_the_gradient_tutorial_shows_the_fill_seed():
+    # PyTensor's tutorial: pp(grad(x ** 2, x)) starts from fill((x ** 2), 1.0)
+    x = pt.dscalar("x")
+    assert arignote.printing.pp(arignote.grad(x**2, x)).startswith("(fill((x ** 2.0), 1.0) * ")
+
+
 def test_pp_of_a_compiled_gradient_is_the_rewritten_expression():
     x = pt.dscalar("x")
     f = arignote.function([x], arignote.grad(x**2, x))
@@ -103,6 +109,7 @@ def test_pp_of_a_compiled_gradient_is_the_rewritten_expression():
         (lambda a, b, m: pt.join(0, a, b), "join(0, a, b)"),
         (lambda a, b, m: pt.dot(m, a), "(m \\dot a)"),
         (lambda a, b, m: (a + b) + a, "((a + b) + a)"),
+        (lambda a, b, m: pt.second(a, b), "fill(a, b)"),  # PyTensor's name for second
     ],
 )
 def test_pp_notation(build, expected):
@@ -202,6 +209,8 @@ def test_debugprint_memory_maps_op_info_and_storage():
     assert "w [id" in text and "[array([1., 2.])]" in text
     assert "d={" in debugprint(f, file="str", print_destroy_map=True)
     assert "d={" not in debugprint(f, file="str")
+    # PyTensor 3's keyword; arignote records no assumptions, so the text is unchanged
+    assert debugprint(f, file="str", print_assumptions=True) == debugprint(f, file="str")
 
 
 def test_debugprint_shows_composite_inner_graphs():

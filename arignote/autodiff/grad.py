@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import numpy as np
-
 from arignote.autodiff.connection import checked_connection_pattern, connected_descendants
 from arignote.autodiff.node_grads import (
     GradientNotDefinedError,
@@ -34,8 +32,7 @@ from arignote.graph.grad_types import (
 )
 from arignote.graph.traversal import io_toposort
 from arignote.scalar.basic import continuous_dtypes
-from arignote.tensor.basic import as_tensor_variable, constant
-from arignote.tensor.type import TensorType
+from arignote.tensor.basic import as_tensor_variable
 
 __all__ = ["GradientNotDefinedError", "Lop", "grad"]
 
@@ -107,10 +104,10 @@ def _as_cotangent(var: Variable, g: Any, what: str) -> Variable:
 
 
 def _one_like(cost: Variable) -> Variable:
-    """d cost / d cost = 1, as a constant (a ``fill`` of the cost would make the gradient
-    graph depend on everything the cost depends on)."""
-    if isinstance(cost.type, TensorType):
-        return constant(np.ones((), dtype=grad_dtype_of(cost)))
+    """d cost / d cost = 1, as ``fill(cost, 1)``: the gradient graph then has the cost's
+    inputs among its inputs, as in PyTensor, so ``function([x], grad(2 * x, x))`` is a
+    function of ``x`` (a bare constant would make ``x`` an unused input). Rewrites fold the
+    fill away when the gradient does not need the cost's value."""
     return cost.ones_like(dtype=grad_dtype_of(cost))
 
 

@@ -39,8 +39,11 @@ def warn_caller(message: str) -> None:
     warnings.warn(message, stacklevel=level)
 
 
-class GradientNotDefinedError(TypeError):
-    """An op on the path to the cost defines neither ``grad`` nor ``L_op``."""
+class GradientNotDefinedError(TypeError, NotImplementedError):
+    """An op on the path to the cost defines neither ``grad`` nor ``L_op``.
+
+    Also a ``NotImplementedError``: PyTensor raises that class for an op without a gradient
+    (its default ``Op.grad``), and code written for it catches it."""
 
 
 def grad_dtype_of(var: Variable) -> str:

@@ -42,21 +42,20 @@ from arignote.compile.sharedvalue import SharedVariable, shared, shared_construc
 from arignote.graph import basic as _graph_basic
 from arignote.graph.basic import Constant as _Constant
 from arignote.graph.basic import Variable, graph_inputs
+from arignote.graph.fg import MissingInputError
 
 
 def _evaluate(var: Variable, inputs_to_values: dict | None = None, **kwargs: Any) -> Any:
-    """``Variable.eval``: compile once per set of inputs (cached on the variable), then call."""
+    """``Variable.eval``: compile once per set of inputs (cached on the variable's
+    ``_fn_cache``, as in PyTensor), then call.
+
+    As in PyTensor, a missing input raises ``MissingInputError`` and a value for a variable
+    the graph does not use raises ``UnusedInputError`` unless ``on_unused_input`` says
+    otherwise (it is passed on to ``function`` with the other keyword arguments).
+    """
     inputs_to_values = dict(inputs_to_values or {})
     if inputs_to_values:
-        by_name = {v.name: v for v in graph_inputs([var]) if v.name is not None}
-        resolved = {}
-        for key, value in inputs_to_values.items():
-            if isinstance(key, str):
-                if key not in by_name:
-                    raise ValueError(f"{var} depends on no input named {key!r}")
-                key = by_name[key]
-            resolved[key] = value
-        inputs_to_values = resolved
+        inputs_to_values = _resolve_names(var, inputs_to_values, kwargs)
     inputs = list(inputs_to_values)
     missing = [
         v
@@ -64,14 +63,30 @@ def _evaluate(var: Variable, inputs_to_values: dict | None = None, **kwargs: Any
         if v.owner is None and not isinstance(v, (_Constant, SharedVariable)) and v not in inputs
     ]
     if missing:
-        raise ValueError(f"{var}.eval() needs values for the inputs {missing}")
-    cache = var.__dict__.setdefault("_eval_cache", {})
+        raise MissingInputError(f"{var}.eval() needs values for the inputs {missing}")
+    cache = var.__dict__.setdefault("_fn_cache", {})
     key = (tuple(inputs), tuple(sorted(kwargs.items())))
     fn = cache.get(key)
     if fn is None:
-        fn = function(inputs, var, on_unused_input="ignore", **kwargs)
+        fn = function(inputs, var, **kwargs)
         cache[key] = fn
     return fn(*[inputs_to_values[i] for i in inputs])
+
+
+def _resolve_names(var: Variable, inputs_to_values: dict, kwargs: dict) -> dict:
+    """``inputs_to_values`` with its string keys replaced by the graph inputs of that name."""
+    by_name = {v.name: v for v in graph_inputs([var]) if v.name is not None}
+    lenient = kwargs.get("on_unused_input") in ("ignore", "warn")
+    resolved = {}
+    for key, value in inputs_to_values.items():
+        if isinstance(key, str):
+            if key not in by_name:
+                if lenient:
+                    continue
+                raise ValueError(f"{var} depends on no input named {key!r}")
+            key = by_name[key]
+        resolved[key] = value
+    return resolved
 
 
 _graph_basic.register_evaluator(_evaluate)

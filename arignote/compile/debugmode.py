@@ -629,20 +629,35 @@ class DebugMode(Mode):
         Compare each op's ``infer_shape`` with the real output shapes.
     check_rewrites
         Evaluate every recorded rewrite replacement and the unrewritten graph.
+    stability_patience, check_c_code, check_py_code, require_matching_strides
+        PyTensor's other keyword arguments, accepted so that its programs run: arignote has
+        no C code to check (every node runs its Python ``perform``, which is always checked),
+        reruns no node for stability and compares values whatever their strides. None for
+        ``check_isfinite`` or ``check_preallocated_output`` means their defaults.
     """
 
     def __init__(
         self,
         optimizer: Any = "fast_run",
-        check_isfinite: bool = True,
-        check_preallocated_output: tuple | list = PREALLOCATION_KINDS,
+        check_isfinite: bool | None = True,
+        check_preallocated_output: tuple | list | None = PREALLOCATION_KINDS,
         check_infer_shape: bool = True,
         check_rewrites: bool = True,
         linker: Any = None,
         include: tuple = (),
         exclude: tuple = (),
         require: tuple = (),
+        *,
+        stability_patience: int | None = None,
+        check_c_code: bool | None = None,
+        check_py_code: bool | None = None,
+        require_matching_strides: int | None = None,
     ) -> None:
+        if check_py_code is False:
+            raise ValueError("DebugMode always checks the Python implementations (perform)")
+        check_isfinite = True if check_isfinite is None else check_isfinite
+        if check_preallocated_output is None:
+            check_preallocated_output = PREALLOCATION_KINDS
         if not (linker is None or linker in _VM_NAMES or isinstance(linker, VMLinker)):
             raise ValueError(
                 f"DebugMode checks the Python VM against the reference and cannot use the "

@@ -139,8 +139,8 @@ def _givens_memo(givens: Any, explicit: set, strict: bool) -> dict:
     for old, new in _pairs(givens, "givens"):
         if not isinstance(old, Variable):
             raise TypeError(f"givens keys must be variables, got {old!r}")
-        if old in explicit:
-            raise ValueError(
+        if old in explicit:  # RuntimeError: PyTensor's class for this mistake
+            raise RuntimeError(
                 f"givens replaces {old}, which is an input of the function: that has no effect. "
                 f"Make a new input y and use givens={{{old}: g(y)}} instead"
             )

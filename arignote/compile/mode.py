@@ -233,9 +233,11 @@ def register_mode(name: str, mode: Any) -> None:
 
 
 def get_mode(mode: str | Mode | None) -> Mode:
-    """The Mode for ``mode``: a Mode passes through; names are looked up; None is config.mode."""
+    """The Mode for ``mode``: a Mode passes through; names are looked up; None is config.mode,
+    changed by the flags ``optimizer_excluding``, ``optimizer_including`` and
+    ``optimizer_requiring`` (":"-separated lists), as in PyTensor."""
     if mode is None:
-        mode = config.mode
+        return _with_optimizer_flags(get_mode(config.mode))
     if isinstance(mode, Mode):
         return mode
     if isinstance(mode, str):
@@ -244,6 +246,17 @@ def get_mode(mode: str | Mode | None) -> Mode:
             raise ValueError(f"Unknown mode {mode!r}; known: {sorted(predefined_modes)}")
         return found() if callable(found) and not isinstance(found, Mode) else found
     raise TypeError(f"mode must be a Mode or a mode name, got {mode!r}")
+
+
+def _with_optimizer_flags(mode: Mode) -> Mode:
+    for flag, method in (
+        (config.optimizer_excluding, "excluding"),
+        (config.optimizer_including, "including"),
+        (config.optimizer_requiring, "requiring"),
+    ):
+        if flag:
+            mode = getattr(mode, method)(*flag.split(":"))
+    return mode
 
 
 def get_default_mode() -> Mode:

@@ -10,9 +10,12 @@ This is the interface of PyTensor's debugging FAQ (finding the node that makes a
 from __future__ import annotations
 
 import pickle
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from arignote.compile.mode import Mode
 from arignote.link.program import Step
@@ -101,6 +104,28 @@ class MonitorMode(Mode):
     __repr__ = __str__
 
 
+def detect_nan(fgraph: Any, i: int, node: Any, fn: NodeStorage) -> None:
+    """A ``post_func`` for ``MonitorMode`` that reports a node whose output holds a NaN.
+
+    It prints ``*** NaN detected ***``, the node, and the values of its inputs and outputs
+    (the helper PyTensor's debugging FAQ suggests: ``MonitorMode(post_func=detect_nan)``).
+    """
+    if any(_has_nan(cell[0]) for cell in fn.outputs):
+        lines = [
+            "*** NaN detected ***",
+            f"{node}  (position {i} in the execution order)",
+            f"Inputs : {[cell[0] for cell in fn.inputs]}",
+            f"Outputs: {[cell[0] for cell in fn.outputs]}",
+        ]
+        sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _has_nan(value: Any) -> bool:
+    # generators and other non-numeric outputs have no NaN
+    array = np.asarray(value) if isinstance(value, (np.ndarray, np.generic, float)) else None
+    return array is not None and array.dtype.kind in "fc" and bool(np.isnan(array).any())
+
+
 def function_dump(filename: str | Path, inputs: Any, outputs: Any = None, **kwargs: Any) -> None:
     """Pickle the arguments of a ``function`` call to ``filename``, for a bug report.
 
@@ -112,4 +137,4 @@ def function_dump(filename: str | Path, inputs: Any, outputs: Any = None, **kwar
         pickle.dump(arguments, file, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-__all__ = ["MonitorMode", "function_dump"]
+__all__ = ["MonitorMode", "detect_nan", "function_dump"]

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from arignote.compile.mode import Mode, register_mode
+from arignote.config import config
 from arignote.graph.basic import Apply, Constant, Variable
 from arignote.graph.features import Feature
 from arignote.graph.shared import describe_value
@@ -148,6 +149,10 @@ class KeepNanGuardTag(Feature):
             new_var.tag.nan_guard_mode_check = False
 
 
+def _flag(given: bool | None, default: bool) -> bool:
+    return default if given is None else given
+
+
 class NanGuardMode(Mode):
     """A mode raising :class:`NanGuardError` at the first node producing a bad value.
 
@@ -155,7 +160,8 @@ class NanGuardMode(Mode):
     ----------
     nan_is_error, inf_is_error, big_is_error
         Which values are errors: NaN, infinities, and values larger than 1e10 in absolute
-        value (all True by default; None also means True).
+        value (None: the flags ``config.NanGuardMode__nan_is_error``, ``__inf_is_error`` and
+        ``__big_is_error``, all True by default, as in PyTensor).
     optimizer, linker
         As for :class:`Mode` (the linker must be a VM linker: the checks are VM callbacks).
     """
@@ -172,9 +178,9 @@ class NanGuardMode(Mode):
         require: tuple = (),
     ) -> None:
         super().__init__(linker, optimizer, include, exclude, require)
-        self.nan_is_error = True if nan_is_error is None else nan_is_error
-        self.inf_is_error = True if inf_is_error is None else inf_is_error
-        self.big_is_error = True if big_is_error is None else big_is_error
+        self.nan_is_error = _flag(nan_is_error, config.NanGuardMode__nan_is_error)
+        self.inf_is_error = _flag(inf_is_error, config.NanGuardMode__inf_is_error)
+        self.big_is_error = _flag(big_is_error, config.NanGuardMode__big_is_error)
 
     @property
     def linker(self) -> VMLinker:

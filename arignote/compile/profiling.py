@@ -5,7 +5,8 @@ functions into one report) runs the graph on a timing VM and records, for every 
 the number of calls, the time spent, the bytes of its outputs and, for ops that define
 ``flops(input_shapes, output_shapes)`` (the Op contract's optional method), the floating-point
 operations per call. It also records the compile phases (rewriting and linking) and the time
-of whole calls. ``f.profile.summary()`` prints it all as tables.
+of whole calls. ``f.profile.summary()`` prints it all (to stderr, as PyTensor does) in PyTensor's
+sections: the global one, whose "Message" is the function's name, then Class, Ops and Apply.
 
 Functions compiled without profiling use a VM without any timing code.
 """
@@ -14,9 +15,11 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from arignote.config import config
 from arignote.graph.basic import Apply
 
 
@@ -135,42 +138,127 @@ class ProfileStats:
                 entry["flops"] += stats.flops_per_call * stats.calls
         return dict(totals)
 
+    @property
+    def compile_time(self) -> float:
+        """Seconds spent compiling: rewriting plus linking."""
+        return self.rewriting_time + self.linker_time
+
+    def op_time(self) -> dict[str, float]:
+        """Seconds per op (by its name), summed over its nodes."""
+        return {name: entry["time"] for name, entry in self.op_stats().items()}
+
+    def op_callcount(self) -> dict[str, int]:
+        return {name: int(entry["calls"]) for name, entry in self.op_stats().items()}
+
+    def op_nodes(self) -> dict[str, int]:
+        return {name: int(entry["nodes"]) for name, entry in self.op_stats().items()}
+
+    def class_time(self) -> dict[str, float]:
+        """Seconds per op class (by its name), summed over its nodes."""
+        return self._by_class(lambda stats: stats.time)
+
+    def class_callcount(self) -> dict[str, int]:
+        return self._by_class(lambda stats: stats.calls)
+
+    def class_nodes(self) -> dict[str, int]:
+        return self._by_class(lambda stats: 1)
+
+    def _by_class(self, measure: Callable[[ApplyStats], Any]) -> dict[str, Any]:
+        totals: dict[str, Any] = defaultdict(int)
+        for stats in self.apply_stats.values():
+            totals[type(stats.node.op).__name__] += measure(stats)
+        return dict(totals)
+
     def total_apply_time(self) -> float:
         return sum(s.time for s in self.apply_stats.values())
 
     # -- printing ------------------------------------------------------------------------
 
-    def summary(self, file: TextIO | None = None, n_apply_to_print: int = 20) -> None:
-        """Print the function, op and node tables to ``file`` (default: stdout)."""
-        out = file if file is not None else sys.stdout
-        out.write(self.summary_text(n_apply_to_print))
+    def summary(
+        self,
+        file: TextIO | None = None,
+        n_ops_to_print: int | None = None,
+        n_apply_to_print: int | None = None,
+    ) -> None:
+        """Print the global section and the class, op and node tables to ``file`` (default:
+        stderr, as PyTensor does); the row counts default to ``config.profiling__n_ops`` and
+        ``config.profiling__n_apply``."""
+        out = file if file is not None else sys.stderr
+        out.write(self.summary_text(n_apply_to_print, n_ops_to_print))
 
-    def summary_text(self, n_apply_to_print: int = 20) -> str:
-        lines = self._function_lines() + [""] + self._op_lines() + [""]
-        lines += self._apply_lines(n_apply_to_print)
+    def summary_text(
+        self, n_apply_to_print: int | None = None, n_ops_to_print: int | None = None
+    ) -> str:
+        n_apply_to_print = n_apply_to_print or config.profiling__n_apply
+        n_ops_to_print = n_ops_to_print or config.profiling__n_ops
+        lines = self._function_lines() + [""] + self._class_lines(n_ops_to_print) + [""]
+        lines += self._op_lines(n_ops_to_print) + [""] + self._apply_lines(n_apply_to_print)
         for child in self.inner:
-            text = child.summary_text(n_apply_to_print).rstrip("\n")
+            text = child.summary_text(n_apply_to_print, n_ops_to_print).rstrip("\n")
             lines += ["", "Inner graph:"] + ["    " + line for line in text.split("\n")]
         return "\n".join(lines) + "\n"
 
+    def summary_function(self, file: TextIO | None = None) -> None:
+        """Print the global section (calls, times, compilation) only."""
+        _write(file, self._function_lines())
+
+    def summary_class(self, file: TextIO | None = None, N: int | None = None) -> None:
+        """Print the table of time per op class only."""
+        _write(file, self._class_lines(N))
+
+    def summary_ops(self, file: TextIO | None = None, N: int | None = None) -> None:
+        """Print the table of time per op only."""
+        _write(file, self._op_lines(N))
+
+    def summary_nodes(self, file: TextIO | None = None, N: int | None = None) -> None:
+        """Print the table of time per Apply node only."""
+        _write(file, self._apply_lines(N if N is not None else len(self.apply_stats)))
+
     def _function_lines(self) -> list[str]:
+        # PyTensor's global section, whose "Message" is the function's name
         calls = max(self.fct_callcount, 1)
         return [
-            f"Function profiling: {self.message or '(unnamed)'}",
-            f"  Compile: rewriting {self.rewriting_time:.4f}s, linking {self.linker_time:.4f}s"
-            f" ({self.nb_nodes} nodes)",
-            f"  Calls: {self.fct_callcount}, total {self.fct_call_time:.6f}s, "
-            f"{1e6 * self.fct_call_time / calls:.2f}us per call",
-            f"  Time in the VM: {self.vm_call_time:.6f}s ("
-            f"{_share(self.vm_call_time, self.fct_call_time)}% of calls), in nodes: "
-            f"{self.total_apply_time():.6f}s",
+            "Function profiling",
+            "==================",
+            f"  Message: {self.message}",
+            f"  Time in {self.fct_callcount} calls to Function.__call__: "
+            f"{self.fct_call_time:e}s ({1e6 * self.fct_call_time / calls:.2f}us per call)",
+            f"  Time in Function.vm.__call__: {self.vm_call_time:e}s ("
+            f"{_share(self.vm_call_time, self.fct_call_time)}%)",
+            f"  Time in thunks: {self.total_apply_time():e}s ("
+            f"{_share(self.total_apply_time(), self.fct_call_time)}%)",
+            f"  Total compilation time: {self.compile_time:e}s",
+            f"    Number of Apply nodes: {self.nb_nodes}",
+            f"    Rewriting time: {self.rewriting_time:e}s",
+            f"    Linker time: {self.linker_time:e}s",
         ]
 
-    def _op_lines(self) -> list[str]:
+    def _class_lines(self, limit: int | None) -> list[str]:
         total = self.total_apply_time()
-        rows = sorted(self.op_stats().items(), key=lambda item: -item[1]["time"])
+        times, calls, nodes = self.class_time(), self.class_callcount(), self.class_nodes()
         lines = [
-            "Ops, by time:",
+            "Class",
+            "---",
+            f"  {'<% time>':>8} {'<sum %>':>8} {'<time s>':>11} {'<per call>':>11} "
+            f"{'<calls>':>8} {'<nodes>':>7}  <class name>",
+        ]
+        cumulated = 0.0
+        for name in sorted(times, key=lambda name: -times[name])[:limit]:
+            cumulated += times[name]
+            per_call = times[name] / max(calls[name], 1)
+            lines.append(
+                f"  {_share(times[name], total):>7}% {_share(cumulated, total):>7}% "
+                f"{times[name]:>10.6f}s {1e6 * per_call:>9.2f}us {calls[name]:>8} "
+                f"{nodes[name]:>7}  {name}"
+            )
+        return lines
+
+    def _op_lines(self, limit: int | None = None) -> list[str]:
+        total = self.total_apply_time()
+        rows = sorted(self.op_stats().items(), key=lambda item: -item[1]["time"])[:limit]
+        lines = [
+            "Ops",
+            "---",
             f"  {'<% time>':>8} {'<sum %>':>8} {'<time s>':>11} {'<per call>':>11} "
             f"{'<calls>':>8} {'<nodes>':>7} {'<MFlops/s>':>10}  <op>",
         ]
@@ -190,7 +278,8 @@ class ProfileStats:
         total = self.total_apply_time()
         rows = sorted(self.apply_stats.values(), key=lambda s: -s.time)
         lines = [
-            "Apply nodes, by time:",
+            "Apply",
+            "------",
             f"  {'<% time>':>8} {'<time s>':>11} {'<per call>':>11} {'<calls>':>8} "
             f"{'<out bytes>':>11} {'<MFlops/s>':>10}  <apply>",
         ]
@@ -207,6 +296,10 @@ class ProfileStats:
         memory = sum(s.output_bytes for s in rows)
         lines.append(f"  Memory of all node outputs (largest seen per node): {memory} bytes")
         return lines
+
+
+def _write(file: TextIO | None, lines: list[str]) -> None:
+    (file if file is not None else sys.stderr).write("\n".join(lines) + "\n")
 
 
 def _flops(node: Apply, input_shapes: list, output_shapes: list) -> float | None:

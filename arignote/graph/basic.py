@@ -234,7 +234,7 @@ class Variable(Node):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         # Cached compiled functions (from ``eval``) are not part of a variable's identity.
-        state.pop("_eval_cache", None)
+        state.pop("_fn_cache", None)
         return state
 
 
@@ -293,9 +293,20 @@ class Constant(AtomicVariable):
         return f"{type(self).__name__}{{{self.type.data_str(self.data)}}}"
 
 
-def explicit_graph_inputs(graphs: Iterable[Variable]) -> list[Variable]:
-    """The non-constant ownerless variables ``graphs`` depend on, left-first."""
-    return [v for v in graph_inputs(graphs) if v.owner is None and not isinstance(v, Constant)]
+# The class of shared variables, set by ``arignote.graph.shared`` (which imports this module).
+_shared_variable_class: type | None = None
+
+
+def explicit_graph_inputs(graphs: Variable | Iterable[Variable]) -> list[Variable]:
+    """The variables a function computing ``graphs`` needs as explicit inputs, left-first.
+
+    As in PyTensor: the ownerless variables ``graphs`` depend on, less constants and shared
+    variables (a function reads those itself). ``graphs`` is a variable or an iterable of them.
+    """
+    if isinstance(graphs, Variable):
+        graphs = [graphs]
+    implicit = (Constant,) if _shared_variable_class is None else (Constant, _shared_variable_class)
+    return [v for v in graph_inputs(graphs) if v.owner is None and not isinstance(v, implicit)]
 
 
 # PyTensor keeps this in graph.traversal, which knows nothing of Constant: bind it there too.

@@ -388,7 +388,9 @@ class FunctionGraph:
         return new, equiv
 
     def __str__(self) -> str:
-        return "FunctionGraph(" + ", ".join(str(o) for o in self.outputs) + ")"
+        """The outputs as expressions over the inputs, as in PyTensor:
+        ``FunctionGraph(Add(x, *1 -> Exp(y)), *1)``, where ``*1`` marks a result used twice."""
+        return "FunctionGraph(" + ", ".join(_expressions(self.outputs)) + ")"
 
     def __repr__(self) -> str:
         return str(self)
@@ -476,3 +478,28 @@ __all__ = ["FunctionGraph", "MissingInputError", "ReplaceValidate"]
 
 # PyTensor keeps MissingInputError in graph.utils, which sits below this module: bind it there.
 _utils.MissingInputError = MissingInputError
+
+
+def _expressions(outputs: Sequence[Variable]) -> list[str]:
+    """Each output written as nested op applications; a computed variable used more than
+    once is written in full once, labelled ``*n -> ...``, and as ``*n`` afterwards."""
+    uses: dict[Variable, int] = {}
+    for var in outputs:
+        uses[var] = uses.get(var, 0) + 1
+    for node in io_toposort([], outputs):
+        for inp in node.inputs:
+            uses[inp] = uses.get(inp, 0) + 1
+    labels: dict[Variable, str] = {}
+
+    def show(var: Variable) -> str:
+        if var.owner is None:
+            return str(var)
+        if var in labels:
+            return labels[var]
+        text = f"{var.owner.op}({', '.join(show(i) for i in var.owner.inputs)})"
+        if uses.get(var, 0) > 1:
+            labels[var] = f"*{len(labels) + 1}"
+            return f"{labels[var]} -> {text}"
+        return text
+
+    return [show(var) for var in outputs]

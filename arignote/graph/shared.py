@@ -21,6 +21,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from arignote.graph import basic as _basic
 from arignote.graph.basic import AtomicVariable, Variable
 from arignote.graph.type import Type
 from arignote.graph.utils import add_tag_trace
@@ -333,3 +334,6 @@ def shared(
             continue
         return add_tag_trace(var)
     raise TypeError(f"No shared-variable constructor accepts {value!r}: " + "; ".join(errors))
+
+
+_basic._shared_variable_class = SharedVariable  # explicit_graph_inputs leaves them out

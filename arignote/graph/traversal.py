@@ -58,9 +58,11 @@ def ancestors(graphs: Iterable, blockers: Collection | None = None) -> Iterator:
 
 
 def graph_inputs(graphs: Iterable, blockers: Collection | None = None) -> list:
-    """The variables without owner (or in ``blockers``) that ``graphs`` depend on, left-first."""
-    blockers = set(blockers) if blockers else set()
-    return [v for v in ancestors(graphs, blockers) if v.owner is None or v in blockers]
+    """The variables without owner that ``graphs`` depend on, left-first.
+
+    The walk stops at ``blockers``; as in PyTensor, a blocker computed by a node is not an
+    input, so it is not listed (an ownerless one is)."""
+    return [v for v in ancestors(graphs, blockers) if v.owner is None]
 
 
 def vars_between(ins: Collection, outs: Iterable) -> Iterator:

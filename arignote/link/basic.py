@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from arignote.config import config
 from arignote.graph.basic import Apply, Variable
 from arignote.graph.fg import FunctionGraph
 from arignote.graph.utils import format_trace
@@ -163,8 +164,21 @@ def raise_with_op(
     traces = [getattr(o.tag, "trace", None) for o in node.outputs]
     created = next((t for t in traces if t), None)
     lines.append("Created at: " + format_trace(created))
+    lines += _verbosity_lines(node)
     _attach(error, node, "\n".join(lines))
     raise error.with_traceback(error.__traceback__)
+
+
+def _verbosity_lines(node: Apply) -> list[str]:
+    """PyTensor's ``exception_verbosity`` flag: "low" hints at "high", which prints the node
+    and its inputs (with the nodes computing them) one per line."""
+    if config.exception_verbosity != "high":
+        return ["HINT: Use the flag exception_verbosity=high for a debug print of this Apply node."]
+    lines = ["Debug print of the apply node:", f"{node} <{node.outputs[0].type}>"]
+    for inp in node.inputs:
+        source = f" computed by {inp.owner}" if inp.owner is not None else ""
+        lines.append(f" |{inp} <{inp.type}>{source}")
+    return lines
 
 
 def _attach(error: BaseException, node: Apply, details: str) -> None:

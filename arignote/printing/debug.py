@@ -208,6 +208,7 @@ def debugprint(
     print_shape: bool = False,
     print_memory_map: bool = False,
     print_inner_graphs: bool | str = "auto",
+    print_assumptions: bool = False,
 ) -> Any:
     """Print the graph of a variable, node, FunctionGraph, compiled function, or list of them.
 
@@ -243,6 +244,9 @@ def debugprint(
     print_inner_graphs
         Print the inner graphs of OpFromGraph, scan and fused Composite ops after the outer
         graph ("auto" and True: yes; False: no).
+    print_assumptions
+        PyTensor 3 shows the assumptions (positive, symmetric...) recorded on variables;
+        arignote records none, so there is nothing to add (accepted for its signature).
     """
     if id_type is not None:
         ids = id_type

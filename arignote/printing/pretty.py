@@ -31,6 +31,9 @@ from arignote.tensor.products import Dot
 from arignote.tensor.reduction import Sum
 from arignote.tensor.subtensor import IncSubtensor, Subtensor
 
+# scalar op name -> the name PyTensor's pprint writes (second(a, b) is its "fill")
+RENAMED = {"second": "fill"}
+
 # scalar op name -> infix symbol
 INFIX = {
     "add": "+",
@@ -94,6 +97,7 @@ def _elemwise(op: Elemwise, args: list[str], node: Any) -> str:
         return f"|{args[0]}|"
     if isinstance(scalar_op, Cast):
         return f"{node.outputs[0].type.dtype}({args[0]})"
+    name = RENAMED.get(name, name)
     return f"{name.rstrip('_')}({', '.join(args)})"  # and_ -> and(...)
 
 

@@ -269,7 +269,8 @@ def test_undefined_gradient_only_matters_where_it_is_used(rng):
     cost = UndefinedGradOp()(x).sum() + (y**2).sum()
     gy = grad(cost, y)
     yv = rng.normal(size=3)
-    np.testing.assert_allclose(_eval(gy, [y], [yv]), 2 * yv)
+    # the gradient starts from fill(cost, 1), so it is a function of the cost's inputs
+    np.testing.assert_allclose(_eval(gy, [x, y], [yv, yv]), 2 * yv)
     # a sum with an undefined term is undefined
     gx = grad(cost + (x**2).sum(), x, null_gradients="return")
     assert isinstance(gx.type, NullType)
@@ -278,6 +279,8 @@ def test_undefined_gradient_only_matters_where_it_is_used(rng):
 def test_missing_gradient_names_the_op():
     x = pt.dvector("x")
     with pytest.raises(GradientNotDefinedError, match="NoGradOp"):
+        grad(NoGradOp()(x).sum(), x)
+    with pytest.raises(NotImplementedError):  # PyTensor's class for an op without gradient
         grad(NoGradOp()(x).sum(), x)
 
 
@@ -442,3 +445,15 @@ def test_disconnected_warnings_point_at_the_caller():
         grad(x.sum(), [x, y], disconnected_inputs="warn")
         jacobian(x * 2.0, [x, y], disconnected_inputs="warn")
     assert {record.filename for record in records} == {__file__}
+
+
+def test_gradient_of_a_linear_cost_is_a_function_of_its_input():
+    # PyTensor's tutorial pattern: the gradient of 2 * x is a constant, yet it is compiled as
+    # a function of x; the seed fill(cost, 1) keeps x among the gradient graph's inputs
+    x = pt.dscalar("x")
+    assert float(arignote.function([x], grad(x * 2, x))(3.0)) == 2.0
+    v = pt.dvector("v")
+    np.testing.assert_array_equal(arignote.function([v], grad((v * 3).sum(), v))([1.0, 2]), [3, 3])
+    n = pt.iscalar("n")
+    g = grad(pt.cast(n, "float64") * 2.0, n)
+    assert float(arignote.function([n], g)(4)) == 2.0

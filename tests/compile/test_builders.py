@@ -89,7 +89,7 @@ def test_gradient_of_one_output_leaves_the_other_disconnected():
     gx, gy = arignote.grad(first.sum(), [x, y], disconnected_inputs="ignore")
     values = {x: np.ones(2), y: np.ones(2)}
     np.testing.assert_allclose(gx.eval(values), [2.0, 2.0])
-    np.testing.assert_allclose(gy.eval(values), [0.0, 0.0])
+    np.testing.assert_allclose(gy.eval({y: np.ones(2)}), [0.0, 0.0])
 
 
 def test_callable_lop_override_receives_inputs_outputs_and_gradients():

@@ -152,6 +152,24 @@ def test_correct_graph_passes_and_returns_the_right_values(xv):
     np.testing.assert_array_equal(s.get_value(), np.full(3, 2.0))
 
 
+def test_pytensor_keyword_arguments_are_accepted(xv):
+    # PyTensor's documented signature: DebugMode(optimizer, stability_patience, check_c_code,
+    # check_py_code, check_isfinite, check_preallocated_output, require_matching_strides)
+    mode = DebugMode(
+        stability_patience=2,
+        check_c_code=False,
+        check_py_code=True,
+        check_isfinite=None,
+        check_preallocated_output=None,
+        require_matching_strides=0,
+    )
+    assert mode.check_isfinite and mode.check_preallocated_output == PREALLOCATION_KINDS
+    x = pt.dmatrix("x")
+    np.testing.assert_allclose(function([x], pt.exp(x), mode=mode)(xv), np.exp(xv))
+    with pytest.raises(ValueError, match="perform"):
+        DebugMode(check_py_code=False)
+
+
 def test_debug_mode_names_are_registered():
     assert isinstance(get_mode("DebugMode"), DebugMode)
     assert isinstance(get_mode("DEBUG_MODE"), DebugMode)

@@ -8,6 +8,7 @@ import pytest
 import arignote
 import arignote.tensor as pt
 from arignote.compile.function import UnusedInputError
+from arignote.graph.fg import MissingInputError
 
 
 def test_positional_and_keyword_arguments():
@@ -117,6 +118,17 @@ def test_eval_compiles_once_per_input_set():
     x = pt.dscalar("x")
     y = x * 3
     assert y.eval({x: 2.0}) == 6.0 and y.eval({"x": 3.0}) == 9.0
-    assert len(y._eval_cache) == 1
-    with pytest.raises(ValueError, match="needs values"):
+    assert len(y._fn_cache) == 1  # PyTensor's name for the cache
+    with pytest.raises(MissingInputError, match="needs values"):  # PyTensor's class
         y.eval()
+
+
+def test_eval_refuses_unused_values_unless_told():
+    # as in PyTensor: eval passes its keyword arguments to function, whose on_unused_input
+    # defaults to "raise"
+    x, z = pt.dscalar("x"), pt.dscalar("z")
+    y = x * 3
+    with pytest.raises(UnusedInputError):
+        y.eval({x: 1.0, z: 2.0})
+    assert y.eval({x: 1.0, z: 2.0}, on_unused_input="ignore") == 3.0
+    assert y.eval({x: 1.0, "nope": 2.0}, on_unused_input="ignore") == 3.0

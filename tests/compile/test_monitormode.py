@@ -8,6 +8,7 @@ import pytest
 import arignote
 import arignote.tensor as pt
 from arignote.compile import MonitorMode, SymbolicInput, SymbolicOutput, function_dump
+from arignote.compile.debug.monitormode import detect_nan
 from arignote.compile.io import In, Out
 
 
@@ -31,6 +32,17 @@ def test_post_func_finds_the_node_that_makes_a_nan():
     assert node in f.maker.fgraph.toposort()
     assert f.maker.fgraph.toposort().index(node) == position
     np.testing.assert_array_equal(inputs[0], [-1.0, 1.0])
+
+
+def test_detect_nan_reports_the_node(capsys):
+    # PyTensor's helper, at its PyTensor 3 path: MonitorMode(post_func=detect_nan)
+    x = pt.dscalar("x")
+    f = arignote.function([x], pt.log(x) * x, mode=MonitorMode(post_func=detect_nan))
+    f(0.0)
+    out = capsys.readouterr().out
+    assert out.startswith("*** NaN detected ***") and "Outputs: [" in out
+    f(1.0)
+    assert capsys.readouterr().out == ""
 
 
 def test_pre_and_post_run_in_order_around_every_node():

@@ -79,22 +79,30 @@ def test_summary_prints_readable_tables(rng):
     buffer = io.StringIO()
     f.profile.summary(file=buffer)
     text = buffer.getvalue()
-    assert "Function profiling: mm" in text
-    assert "Compile: rewriting" in text and "linking" in text
-    assert "Calls: 3" in text
-    assert "Ops, by time:" in text and "Apply nodes, by time:" in text
+    # PyTensor's sections: global (its "Message" is the function's name), Class, Ops, Apply
+    assert text.startswith("Function profiling\n==================\n  Message: mm\n")
+    assert "Time in 3 calls to Function.__call__" in text
+    assert "Total compilation time" in text and "Rewriting time" in text
+    assert "\nClass\n---\n" in text and "\nOps\n---\n" in text and "\nApply\n------\n" in text
     assert "MatMulWithFlops" in text
     assert "MFlops/s" in text
-    op_table = text.split("Ops, by time:")[1].split("\n\n")[0].splitlines()[2:]
+    op_table = text.split("\nOps\n---\n")[1].split("\n\n")[0].splitlines()[1:]
     shares = [float(row.split("%")[0]) for row in op_table]
     assert len(shares) == len(f.profile.op_stats())
     assert sum(shares) == pytest.approx(100, abs=0.5)
     assert float(op_table[-1].split("%")[1]) == pytest.approx(100, abs=0.1)  # cumulated
 
 
-def test_summary_to_stdout(rng, capsys):
-    _profiled(rng, calls=1).profile.summary()
-    assert "Function profiling" in capsys.readouterr().out
+def test_summary_to_stderr(rng, capsys):
+    profile = _profiled(rng, calls=1).profile
+    profile.summary()  # stderr by default, as PyTensor
+    assert "Function profiling" in capsys.readouterr().err
+    assert profile.compile_time == profile.rewriting_time + profile.linker_time
+    assert sum(profile.class_callcount().values()) == sum(profile.op_callcount().values())
+    assert set(profile.op_time()) == set(profile.op_nodes())
+    buffer = io.StringIO()
+    profile.summary_ops(file=buffer, N=1)
+    assert buffer.getvalue().startswith("Ops\n---\n") and len(buffer.getvalue().splitlines()) == 4
 
 
 def test_shared_profile_accumulates_several_functions(rng):

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pytest
 
+import arignote
+import arignote.tensor as pt
 from arignote.graph.basic import (
     Apply,
     Constant,
@@ -101,7 +104,9 @@ def test_graph_inputs_with_blockers_stop_the_walk():
     x, y = var("x"), var("y")
     middle = mul(x, y)
     e = neg(middle)
-    assert graph_inputs([e], blockers=[middle]) == [middle]
+    # as in PyTensor: only ownerless variables are inputs, so the computed blocker is not
+    assert graph_inputs([e], blockers=[middle]) == []
+    assert graph_inputs([mul(e, y)], blockers=[middle]) == [y]
 
 
 def test_explicit_graph_inputs_skip_constants():
@@ -109,6 +114,14 @@ def test_explicit_graph_inputs_skip_constants():
     e = add(x, 2.0)
     assert explicit_graph_inputs([e]) == [x]
     assert len(orphans_between([x], [e])) == 1
+
+
+def test_explicit_graph_inputs_skip_shared_variables_and_take_one_variable():
+    # PyTensor's documented use: list(explicit_graph_inputs(z)) are the inputs of function
+    x = pt.dvector("x")
+    z = x * arignote.shared(np.ones(2), name="s") + 2.0
+    assert explicit_graph_inputs(z) == [x]
+    np.testing.assert_array_equal(arignote.function(explicit_graph_inputs(z), z)([1, 2]), [3, 4])
 
 
 def test_io_toposort_orders_producers_first():

@@ -188,3 +188,12 @@ def test_constants_join_the_graph_without_being_inputs():
     fg = FunctionGraph([x], [add(x, 1.0)], clone=False)
     constants = [v for v in fg.variables if isinstance(v, Constant)]
     assert len(constants) == 1 and constants[0] not in fg.inputs
+
+
+def test_str_writes_the_outputs_as_expressions():
+    # PyTensor's format: a computed variable used twice is labelled *n the first time
+    x, y = var("x"), var("y")
+    n = neg(x)
+    fg = FunctionGraph([x, y], [add(n, mul(n, y)), y])
+    assert str(fg) == "FunctionGraph(add(*1 -> neg(x), mul(*1, y)), y)"
+    assert repr(fg) == str(fg)

@@ -1,5 +1,6 @@
-"""``pytensor.compile.debug``'s paths: DebugMode, NanGuardMode and profiling under one package."""
+"""``pytensor.compile.debug``'s paths: DebugMode, NanGuardMode, MonitorMode and profiling
+under one package."""
 
-from arignote.compile.debug import debugmode, nanguardmode, profiling
+from arignote.compile.debug import debugmode, monitormode, nanguardmode, profiling
 
-__all__ = ["debugmode", "nanguardmode", "profiling"]
+__all__ = ["debugmode", "monitormode", "nanguardmode", "profiling"]

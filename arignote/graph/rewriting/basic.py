@@ -324,8 +324,13 @@ class _NodeQueue(Feature):
 # -- walkers --------------------------------------------------------------------------------
 
 
+WALKING_ORDERS = ("in_to_out", "out_to_in", "dfs")
+
+
 class WalkingGraphRewriter(GraphRewriter):
-    """Applies one node rewriter to every node, in input-to-output or output-to-input order.
+    """Applies one node rewriter to every node, in input-to-output or output-to-input order,
+    or ("dfs", PyTensor's order of ``dfs_rewriter``) depth-first from the outputs, each node
+    before the nodes computing its inputs.
 
     Nodes created by a rewrite are visited too (unless ``ignore_newtrees``), once.
     """
@@ -337,8 +342,8 @@ class WalkingGraphRewriter(GraphRewriter):
         ignore_newtrees: bool = False,
         name: str | None = None,
     ) -> None:
-        if order not in ("in_to_out", "out_to_in"):
-            raise ValueError(f"order must be 'in_to_out' or 'out_to_in', got {order!r}")
+        if order not in WALKING_ORDERS:
+            raise ValueError(f"order must be one of {WALKING_ORDERS}, got {order!r}")
         self.node_rewriter = node_rewriter
         self.order = order
         self.ignore_newtrees = ignore_newtrees
@@ -349,9 +354,12 @@ class WalkingGraphRewriter(GraphRewriter):
         self.node_rewriter.add_requirements(fgraph)
 
     def apply(self, fgraph: FunctionGraph) -> bool:
-        order = fgraph.toposort()
-        if self.order == "out_to_in":
-            order.reverse()
+        if self.order == "dfs":
+            order = _depth_first_nodes(fgraph.outputs)
+        else:
+            order = fgraph.toposort()
+            if self.order == "out_to_in":
+                order.reverse()
         queue = _PendingNodes(order)
         follower = None if self.ignore_newtrees else _NodeQueue(queue, revisit_clients=False)
         if follower is not None:
@@ -376,6 +384,21 @@ class WalkingGraphRewriter(GraphRewriter):
         return changed
 
 
+def _depth_first_nodes(outputs: Sequence[Variable]) -> list[Apply]:
+    """The nodes computing ``outputs``, depth-first from the outputs, last input first (the
+    order of PyTensor's ``dfs_rewriter``: a stack onto which each node's inputs are pushed)."""
+    stack, seen, nodes = list(outputs), set(), {}
+    while stack:
+        var = stack.pop()
+        if var in seen:
+            continue
+        seen.add(var)
+        if var.owner is not None:
+            nodes.setdefault(var.owner, None)  # a dict keeps the order of first visits
+            stack.extend(var.owner.inputs)
+    return list(nodes)
+
+
 def _combine(rewriters: Sequence[NodeRewriter]) -> NodeRewriter:
     return rewriters[0] if len(rewriters) == 1 else SequentialNodeRewriter(*rewriters)
 
@@ -392,6 +415,14 @@ def out2in(
 ) -> WalkingGraphRewriter:
     """Walk the graph from outputs to inputs applying ``rewriters`` (tried in order)."""
     return WalkingGraphRewriter(_combine(rewriters), "out_to_in", name=name, **kwargs)
+
+
+def dfs_rewriter(
+    *rewriters: NodeRewriter, name: str | None = None, **kwargs: Any
+) -> WalkingGraphRewriter:
+    """Walk the graph depth-first from its outputs applying ``rewriters`` (tried in order):
+    PyTensor 3's ``dfs_rewriter``, the walk it uses where ``in2out`` was used before."""
+    return WalkingGraphRewriter(_combine(rewriters), "dfs", name=name, **kwargs)
 
 
 class SequentialGraphRewriter(GraphRewriter):
@@ -625,9 +656,10 @@ def walking_rewriter(
     **kwargs: Any,
 ) -> WalkingGraphRewriter:
     """A :class:`WalkingGraphRewriter` applying ``node_rewriters`` (tried in turn) in
-    ``order`` (``"in_to_out"`` or ``"out_to_in"``): :func:`in2out` and :func:`out2in` with the
-    order as an argument. ``failure_callback`` is accepted for PyTensor's signature; a failing
-    rewrite is reported through ``config.on_rewrite_error`` as everywhere in arignote."""
+    ``order`` (``"in_to_out"``, ``"out_to_in"`` or ``"dfs"``): :func:`in2out`,
+    :func:`out2in` and :func:`dfs_rewriter` with the order as an argument.
+    ``failure_callback`` is accepted for PyTensor's signature; a failing rewrite is reported
+    through ``config.on_rewrite_error`` as everywhere in arignote."""
     kwargs.pop("failure_callback", None)
     if name is None and len(node_rewriters) == 1:
         name = getattr(node_rewriters[0], "__name__", None)
@@ -675,6 +707,7 @@ __all__ = [
     "SubstitutionNodeRewriter",
     "WalkingGraphRewriter",
     "copy_stack_trace",
+    "dfs_rewriter",
     "in2out",
     "inplace_graph_rewriter",
     "node_rewriter",

@@ -19,6 +19,7 @@ from arignote.graph.rewriting.basic import (
     SequentialNodeRewriter,
     WalkingGraphRewriter,
     copy_stack_trace,
+    dfs_rewriter,
     in2out,
     node_rewriter,
     out2in,
@@ -71,7 +72,7 @@ def test_node_rewriter_rejects_non_ops():
         node_rewriter(["neg"])
 
 
-@pytest.mark.parametrize("walker", [in2out, out2in])
+@pytest.mark.parametrize("walker", [in2out, out2in, dfs_rewriter])
 def test_walkers_apply_list_and_dict_replacements(walker):
     (x,) = variables("x")
     fg = fgraph_of(add(neg(neg(x)), log(exp(x))))
@@ -100,6 +101,10 @@ def test_walker_visits_in_requested_order():
     seen.clear()
     out2in(record).rewrite(fgraph_of(out))
     assert seen == ["exp", "neg", "log"]
+    seen.clear()
+    # PyTensor 3's dfs_rewriter: depth-first from the outputs, a node before its inputs' nodes
+    dfs_rewriter(record).rewrite(fgraph_of(add(exp(x), neg(x))))
+    assert seen == ["add", "neg", "exp"]
 
 
 def test_walker_visits_new_nodes_unless_ignore_newtrees():

@@ -39,3 +39,13 @@ def test_element_of_a_shape_vector():
     assert {type(node.op).__name__ for node in io_toposort([x], [new])} == {"Shape_i"}
     vector = pt.make_vector(n, n + 1)
     assert_not_fired(vector[n], "local_make_vector_element", values={n: np.int64(1)})
+
+
+def test_fill_seed_of_a_gradient_is_removed():
+    # grad seeds with fill(cost, 1); compiled, the derivative of x - softplus(x) must be the
+    # stable sigmoid(-x) (1 - sigmoid(x) would round to 0 at x = 40)
+    x = pt.dscalar("x")
+    fn = arignote.function([x], arignote.grad(x - pt.softplus(x), x))
+    assert fn(40.0) > 0
+    fn = arignote.function([m], arignote.grad((m**2).sum(), m))
+    assert not any("second" in str(node.op) for node in fn.maker.fgraph.apply_nodes)

@@ -961,6 +961,12 @@ OTHER_ROWS += [
         lambda: pt.sqrt(x**2 + y),
         STABLE,
     ),
+    Row(
+        "fill of a scalar shape source",
+        "local_useless_fill",
+        lambda: pt.second(x.sum(), y),
+        lambda: pt.second(x, y.sum()),
+    ),
 ]
 
 # Tested in their own areas (tests/tensor/random/test_rewriting.py).
