@@ -8,6 +8,7 @@ from arignote.link.jax.dispatch import (
     conv,
     elemwise,
     extra_ops,
+    fft,
     ifelse,
     index_map,
     linalg,

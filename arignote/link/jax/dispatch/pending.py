@@ -9,5 +9,5 @@ from arignote.link.jax.dispatch.basic import register_unsupported
 
 _NOT_YET = "no JAX conversion is written for this op yet (it landed after the JAX backend)"
 
-for _name in ("arignote.tensor.fft.RFFTOp", "arignote.tensor.fft.IRFFTOp"):
+for _name in ():
     register_unsupported(_name, _NOT_YET)
