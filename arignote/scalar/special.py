@@ -14,7 +14,7 @@ import math
 import scipy.special as sp
 
 from arignote.graph.grad_types import grad_not_implemented, grad_undefined
-from arignote.scalar.arithmetic import _grad_or_zero, ge, neg, switch
+from arignote.scalar.arithmetic import _grad_or_zero, and_, ge, gt, neg, switch
 from arignote.scalar.basic import (
     BinaryScalarOp,
     FloatUnaryOp,
@@ -24,7 +24,7 @@ from arignote.scalar.basic import (
     is_discrete,
     zero_grad_for,
 )
-from arignote.scalar.math import exp, log, log1p
+from arignote.scalar.math import exp, expm1, log, log1p
 
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
@@ -195,6 +195,42 @@ def _gammainc_shape_grad(op, a):
     return grad_not_implemented(op, 0, a, reason)
 
 
+# -- differences of digamma values -------------------------------------------------------------
+
+#: B_2k / 2k for k = 1..7: psi(x) ~ log x - 1/(2x) - sum_k B_2k / (2k x^2k) (DLMF 5.11.2);
+#: from x = 10 on, the first omitted term is below 1e-15 relative.
+PSI_ASYMPTOTIC = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
+#: psi(x + n) = psi(x) + sum_(j<n) 1/(x + j) (DLMF 5.5.2) moves x to x + n >= 10.
+DIGAMMA_SHIFT = 10
+
+
+def digamma_difference(x, h):
+    """psi(x + h) - psi(x), accurate also where h is small beside x.
+
+    The gradients of the beta family take this difference; subtracting the two digamma values
+    loses all digits where h << x (psi(1e4 + 1e-10) - psi(1e4) came out 11% off in float64,
+    0 in float32). For x > 0 and x + h > 0 it is computed as a sum of terms without
+    cancellation: the shift terms h / ((x + j)(x + h + j)), then at X = x + 10 the
+    difference of the asymptotic series, log1p(h/X) + h / (2X(X + h)) -
+    sum_k B_2k/2k X^-2k expm1(-2k log1p(h/X)). Elsewhere (poles, negative arguments) it is the
+    plain difference.
+    """
+    inside = and_(gt(x, 0), gt(x + h, 0))
+    x, h = switch(inside, x, 1), switch(inside, h, 0)  # harmless values where unused
+    total = 0
+    for j in range(DIGAMMA_SHIFT):
+        total = total + h / ((x + j) * (x + h + j))
+    big = x + DIGAMMA_SHIFT
+    growth = log1p(h / big)  # log((X + h) / X)
+    total = total + growth + h / (2 * big * (big + h))
+    inverse_square = 1 / (big * big)
+    power = 1
+    for k, c in enumerate(PSI_ASYMPTOTIC, start=1):
+        power = power * inverse_square
+        total = total - c * power * expm1(-2 * k * growth)
+    return switch(inside, total, psi(x + h) - psi(x))
+
+
 # -- beta family ---------------------------------------------------------------------------------
 
 
@@ -207,8 +243,8 @@ class Beta(BinaryScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         (a, b), (z,), (gz,) = inputs, outputs, output_grads
         # dB/da = B(a, b) (psi(a) - psi(a + b))
-        total = psi(a + b)
-        return [_grad_term(a, gz * z * (psi(a) - total)), _grad_term(b, gz * z * (psi(b) - total))]
+        da, db = neg(digamma_difference(a, b)), neg(digamma_difference(b, a))
+        return [_grad_term(a, gz * z * da), _grad_term(b, gz * z * db)]
 
 
 class BetaLn(BinaryScalarOp):
@@ -219,8 +255,8 @@ class BetaLn(BinaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (a, b), (gz,) = inputs, output_grads
-        total = psi(a + b)
-        return [_grad_term(a, gz * (psi(a) - total)), _grad_term(b, gz * (psi(b) - total))]
+        da, db = neg(digamma_difference(a, b)), neg(digamma_difference(b, a))  # psi(a) - psi(a+b)
+        return [_grad_term(a, gz * da), _grad_term(b, gz * db)]
 
 
 class BetaInc(ScalarOp):
@@ -248,8 +284,8 @@ class Poch(BinaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (z, m), (y,), (gy,) = inputs, outputs, output_grads
-        upper = psi(z + m)
-        return [_grad_term(z, gy * y * (upper - psi(z))), _grad_term(m, gy * y * upper)]
+        rise = digamma_difference(z, m)  # psi(z + m) - psi(z)
+        return [_grad_term(z, gy * y * rise), _grad_term(m, gy * y * psi(z + m))]
 
 
 class Factorial(ScalarOp):

@@ -109,3 +109,29 @@ def test_erfcx_derivative_is_accurate_for_large_x(dtype, rtol, mode):
     assert slope.dtype == dtype
     expected = [_exact_erfcx_slope(mp, p) for p in points]
     np.testing.assert_allclose(slope, np.array(expected, dtype), rtol=rtol)
+
+
+# (a, b) where one shape parameter is tiny beside the other: psi(b) - psi(a + b) cancelled
+# (11% relative error at (1e-10, 1e4) in float64, a zero gradient in float32)
+UNEVEN_SHAPES = [(1e-10, 0.5), (1e-10, 1e4), (0.01, 100.0), (2.5, 1e-10), (3.0, 7.0), (1e5, 0.5)]
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+@pytest.mark.parametrize(("dtype", "rtol"), [("float64", 1e-13), ("float32", 2e-5)])
+def test_betaln_and_poch_gradients_where_the_shapes_differ_in_scale(dtype, rtol, mode):
+    mp = pytest.importorskip("mpmath")
+    a, b = pt.vector("a", dtype=dtype), pt.vector("b", dtype=dtype)
+    outputs = grad(pt.betaln(a, b).sum(), [a, b]) + [grad(pt.poch(a, b).sum(), a)]
+    av, bv = (np.array(v, dtype) for v in zip(*UNEVEN_SHAPES, strict=True))
+    got = arignote.function([a, b], outputs, mode=mode)(av, bv)
+    with mp.workdps(50):
+        pairs = [(mp.mpf(float(p)), mp.mpf(float(q))) for p, q in zip(av, bv, strict=True)]
+        expected = [
+            [float(mp.digamma(p) - mp.digamma(p + q)) for p, q in pairs],
+            [float(mp.digamma(q) - mp.digamma(p + q)) for p, q in pairs],
+            [float(mp.rf(p, q) * (mp.digamma(p + q) - mp.digamma(p))) for p, q in pairs],
+        ]
+    for g, e in zip(got, expected, strict=True):
+        assert g.dtype == dtype
+        with np.errstate(over="ignore"):  # poch(1e-10, 1e4) overflows, to inf on both sides
+            np.testing.assert_allclose(g, np.array(e, dtype), rtol=rtol)
