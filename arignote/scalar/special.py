@@ -14,7 +14,7 @@ import math
 import scipy.special as sp
 
 from arignote.graph.grad_types import grad_not_implemented, grad_undefined
-from arignote.scalar.arithmetic import _grad_or_zero, and_, ge, gt, neg, switch
+from arignote.scalar.arithmetic import _grad_or_zero, abs, and_, ge, gt, lt, neg, neq, switch
 from arignote.scalar.basic import (
     BinaryScalarOp,
     FloatUnaryOp,
@@ -185,7 +185,98 @@ class GammaIncC(BinaryScalarOp):
 
 def _gamma_density(a, x):
     """dP(a, x)/dx = x^(a-1) e^-x / Gamma(a) (DLMF 8.8.13), via logs to avoid overflow."""
-    return exp(xlogy(a - 1, x) - x - gammaln(a))
+    return exp(gamma_log_density(a, x))
+
+
+# -- log densities of the incomplete gamma and beta integrals ----------------------------------
+
+#: B_2k / (2k (2k - 1)), k = 1..7: log Gamma(a) = (a - 1/2) log a - a + log(2 pi) / 2 + mu(a)
+#: with mu(a) ~ sum_k B_2k / (2k (2k - 1) a^(2k-1)) (DLMF 5.11.1), within 3e-17 from a = 10.
+STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156)
+#: Shapes from which the log densities use Stirling's series (below, the plain formula loses
+#: at most a few hundred ulps).
+LARGE_SHAPE = 10.0
+LOG1PMX_SERIES_BELOW = 0.25
+LOG1PMX_TERMS = 26  # 0.25^26 / 28: within 1e-17 relative
+LOG_TWO_PI = math.log(2 * math.pi)
+
+
+def _stirling_correction(a):
+    """mu(a) = log Gamma(a) - ((a - 1/2) log a - a + log(2 pi) / 2), for a >= 10."""
+    inverse = 1 / a
+    square = inverse * inverse
+    total = STIRLING[-1]
+    for c in reversed(STIRLING[:-1]):
+        total = total * square + c
+    return total * inverse
+
+
+def _log1pmx(d, ratio):
+    """log(1 + d) - d, given d and ratio = 1 + d computed apart (as x / a, exact to an ulp
+    where 1 + d is not: d = -1 + 1e-6 has lost 10 digits of 1 + d).
+
+    Small |d| takes the series -d^2 sum_k (-d)^k / (k + 2), where the difference cancels.
+    """
+    small = lt(abs(d), LOG1PMX_SERIES_BELOW)
+    t = neg(switch(small, d, 0))
+    total = 1 / (LOG1PMX_TERMS + 1)
+    for k in reversed(range(LOG1PMX_TERMS - 1)):
+        total = total * t + 1 / (k + 2)
+    return switch(small, neg(t * t) * total, log(ratio) - d)
+
+
+def gamma_log_density(a, x):
+    """log(x^(a-1) e^-x / Gamma(a)), the log of the slope of gammainc(a, x) in x.
+
+    The plain (a - 1) log x - x - gammaln(a) subtracts terms of size a log a to leave one of
+    size log a: 7e-10 relative error in the density at a = 1e6 in float64, 7e-2 at a = 1e5 in
+    float32. For a >= 10 and x > 0, Stirling's series for gammaln(a) lets the large terms
+    cancel exactly: a log1pmx((x - a) / a) + log(a / 2 pi) / 2 - log x - mu(a), which loses
+    about |x - a| eps instead of a log(a) eps.
+    """
+    large = and_(ge(a, LARGE_SHAPE), gt(x, 0))
+    a_, x_ = switch(large, a, LARGE_SHAPE), switch(large, x, LARGE_SHAPE)  # unused values
+    stirling = a_ * _log1pmx((x_ - a_) / a_, x_ / a_) + (log(a_) - LOG_TWO_PI) / 2
+    stirling = stirling - log(x_) - _stirling_correction(a_)
+    return switch(large, stirling, xlogy(a - 1, x) - x - gammaln(a))
+
+
+def beta_log_density(a, b, x):
+    """log(x^(a-1) (1 - x)^(b-1) / B(a, b)), the log of the slope of betainc(a, b, x) in x.
+
+    As in :func:`gamma_log_density`, the plain formula leaves a small number from large
+    terms. For a, b >= 10 and 0 < x < 1, with n = a + b, p = a / n and q = b / n, Stirling's
+    series for the three gammas turns it into a log1pmx(x / p - 1) + b log1pmx((1 - x) / q - 1)
+    + log(p b / 2 pi) / 2 - log x - log(1 - x) - mu(a) - mu(b) + mu(n) (the linear terms,
+    n (x - p) and n ((1 - x) - q), cancel exactly).
+    """
+    inside = and_(gt(x, 0), lt(x, 1))
+    large = and_(and_(ge(a, LARGE_SHAPE), ge(b, LARGE_SHAPE)), inside)
+    a_, b_ = switch(large, a, LARGE_SHAPE), switch(large, b, LARGE_SHAPE)
+    x_ = switch(large, x, 0.5)
+    n = a_ + b_
+    p, q = a_ / n, b_ / n
+    # (1 - x) - q rather than p - x: where q is tiny, p - x has lost its digits
+    y_ = 1 - x_
+    body = a_ * _log1pmx((x_ - p) / p, x_ / p) + b_ * _log1pmx((y_ - q) / q, y_ / q)
+    scale = (log(p * b_) - LOG_TWO_PI) / 2 - log(x_) - log1p(neg(x_))
+    mu = _stirling_correction(n) - _stirling_correction(a_) - _stirling_correction(b_)
+    plain = xlogy(a - 1, x) + xlog1py(b - 1, neg(x)) - _betaln_for_density(a, b)
+    return switch(large, body + scale + mu, plain)
+
+
+def _betaln_for_density(a, b):
+    """betaln(a, b), with one shape >= 10 and the other below as gammaln(s) - (gammaln(L + s)
+    - gammaln(L)), the difference from Stirling's series: (L - 1/2) log1p(s / L) +
+    s log(L + s) - s + mu(L + s) - mu(L). SciPy's betaln loses 1.5e-10 relative at
+    (1e6, 0.5) (1e-9 in the density); both shapes large or both small: SciPy's value."""
+    a_large = ge(a, LARGE_SHAPE)
+    lopsided = neq(a_large, ge(b, LARGE_SHAPE))
+    small = switch(lopsided, switch(a_large, b, a), 1)
+    large = switch(lopsided, switch(a_large, a, b), LARGE_SHAPE)
+    ratio = (large - 0.5) * log1p(small / large) + small * log(large + small) - small
+    ratio = ratio + _stirling_correction(large + small) - _stirling_correction(large)
+    return switch(lopsided, gammaln(small) - ratio, betaln(a, b))
 
 
 def _gammainc_shape_grad(op, a):
@@ -268,7 +359,7 @@ class BetaInc(ScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         (a, b, x), (gz,) = inputs, output_grads
         # dI_x(a, b)/dx = x^(a-1) (1-x)^(b-1) / B(a, b) (DLMF 8.17.1); xlogy keeps 0 log 0 = 0
-        density = exp(xlogy(a - 1, x) + xlog1py(b - 1, neg(x)) - betaln(a, b))
+        density = exp(beta_log_density(a, b, x))
         reason = "The derivative with respect to a shape parameter has no closed form here."
         return [
             grad_not_implemented(self, 0, a, reason),  # integer or not: defined for real a
