@@ -295,8 +295,8 @@ class Sigmoid(FloatUnaryOp):
     nfunc = sp.expit
 
     def derivative(self, x, y):
-        # (the fast_run rewrites turn 1 - y into sigmoid(-x), accurate where y rounds to 1)
-        return y * (1 - y)
+        # sigmoid(x) sigmoid(-x), not y (1 - y): 1 - y cancels for x > 0 and is 0 from x = 37
+        return y * sigmoid(neg(x))
 
 
 class Softplus(RealExpLike):

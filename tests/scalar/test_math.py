@@ -65,6 +65,8 @@ def test_arctan2_partials():
 NEAR_ONE = [1 - 1e-8, -(1 - 1e-8), 1 - 1e-12, 0.3, -(2.0**-30)]
 CAREFUL_DERIVATIVES = [
     ("expm1", [-700.0, -100.0, -30.0, -1e-10, 1e-10, 30.0], lambda m, x: m.exp(x)),
+    # y (1 - y) cancelled for x > 0 and was 0 from x = 37 without the fast_run rewrites
+    ("sigmoid", [-700.0, -30.0, 0.5, 30.0, 37.0, 700.0], lambda m, x: m.sech(x / 2) ** 2 / 4),
     ("tanh", [-100.0, -30.0, -19.0, 1e-10, 0.5, 10.0, 30.0, 300.0], lambda m, x: m.sech(x) ** 2),
     ("arcsin", NEAR_ONE, lambda m, x: 1 / m.sqrt(1 - x * x)),
     ("arccos", NEAR_ONE, lambda m, x: -1 / m.sqrt(1 - x * x)),
