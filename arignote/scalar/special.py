@@ -307,13 +307,13 @@ def digamma_difference(x, h):
     plain difference.
     """
     inside = and_(gt(x, 0), gt(x + h, 0))
-    x, h = switch(inside, x, 1), switch(inside, h, 0)  # harmless values where unused
+    x_, h_ = switch(inside, x, 1), switch(inside, h, 0)  # harmless values where unused
     total = 0
     for j in range(DIGAMMA_SHIFT):
-        total = total + h / ((x + j) * (x + h + j))
-    big = x + DIGAMMA_SHIFT
-    growth = log1p(h / big)  # log((X + h) / X)
-    total = total + growth + h / (2 * big * (big + h))
+        total = total + h_ / ((x_ + j) * (x_ + h_ + j))
+    big = x_ + DIGAMMA_SHIFT
+    growth = log1p(h_ / big)  # log((X + h) / X)
+    total = total + growth + h_ / (2 * big * (big + h_))
     inverse_square = 1 / (big * big)
     power = 1
     for k, c in enumerate(PSI_ASYMPTOTIC, start=1):
