@@ -20,11 +20,9 @@ from arignote.scalar.math import exp, log
 from arignote.scalar.special import (
     _bessel_order_grad,
     _grad_term,
-    betaln,
+    beta_log_density,
     erf,
-    gammaln,
-    xlog1py,
-    xlogy,
+    gamma_log_density,
 )
 
 INV_TWO_SQRT_TWO_PI = 1.0 / (2.0 * math.sqrt(2.0 * math.pi))
@@ -100,7 +98,7 @@ class GammaIncInv(BinaryScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         (a, p), (x,), (gz,) = inputs, outputs, output_grads
         # dx/dp = 1 / (dP/dx) = Gamma(a) e^x x^(1-a) (inverse function rule, DLMF 8.8.13)
-        slope = exp(x + gammaln(a) - xlogy(a - 1, x))
+        slope = exp(neg(gamma_log_density(a, x)))
         return [_shape_grad(self, 0, a), _grad_term(p, gz * slope)]
 
 
@@ -111,7 +109,7 @@ class GammaIncCInv(BinaryScalarOp):
 
     def L_op(self, inputs, outputs, output_grads):
         (a, q), (x,), (gz,) = inputs, outputs, output_grads
-        slope = exp(x + gammaln(a) - xlogy(a - 1, x))  # dQ/dx = -dP/dx
+        slope = exp(neg(gamma_log_density(a, x)))  # dQ/dx = -dP/dx
         return [_shape_grad(self, 0, a), _grad_term(q, neg(gz) * slope)]
 
 
@@ -124,7 +122,7 @@ class BetaIncInv(ScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         (a, b, y), (x,), (gz,) = inputs, outputs, output_grads
         # dx/dy = 1 / (dI/dx) = B(a, b) / (x^(a-1) (1-x)^(b-1)) (DLMF 8.17.1)
-        slope = exp(betaln(a, b) - xlogy(a - 1, x) - xlog1py(b - 1, neg(x)))
+        slope = exp(neg(beta_log_density(a, b, x)))
         return [_shape_grad(self, 0, a), _shape_grad(self, 1, b), _grad_term(y, gz * slope)]
 
 

@@ -61,3 +61,16 @@ def test_polygamma_at_infinities_and_poles_matches_scipy():
     with np.errstate(invalid="ignore"):
         expected = sp.polygamma(orders.astype(int), args)
     np.testing.assert_allclose(fn(orders, args), expected, equal_nan=True)
+
+
+def test_polygamma_where_the_zeta_sum_passes_through_zero_matches_mpmath():
+    # zeta(3, -0.5) starts (-0.5)^-3 + 0.5^-3 = 0: the convergence test's term / total raised
+    # ZeroDivisionError under numba's Python error model (cephes divides to inf and goes on),
+    # so tri_gamma's gradient at -0.5 failed in NUMBA mode (and once the default mode went native)
+    mp = pytest.importorskip("mpmath")
+    x = pt.dvector("x")
+    fn = _native([x], pt.polygamma(2, x))
+    args = np.array([-0.5, -1.5, -2.5, -4.5, 0.5])
+    with mp.workdps(40):
+        expected = [float(mp.polygamma(2, mp.mpf(float(v)))) for v in args]
+    np.testing.assert_allclose(fn(args), expected, rtol=1e-13)

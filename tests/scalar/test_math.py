@@ -9,6 +9,7 @@ import pytest
 
 import arignote
 import arignote.scalar as ps
+import arignote.tensor as pt
 from arignote.gradient import grad
 
 
@@ -54,3 +55,35 @@ def test_arctan2_partials():
     y, x = ps.float64("y"), ps.float64("x")
     gy, gx = arignote.function([y, x], grad(ps.arctan2(y, x), [y, x]))(1.0, 2.0)
     assert (gy, gx) == pytest.approx((2 / 5, -1 / 5))
+
+
+# Derivatives whose textbook formula cancels or overflows somewhere, against mpmath at 60
+# digits: (function of arignote.tensor, points, the exact derivative as an mpmath expression).
+# The points are where the old formula failed: 1 - x*x near |x| = 1 (5e-10 relative error at
+# 1 - 1e-8), x*x past 1.4e154 (0 instead of 1/x), 1 - tanh^2 and expm1(x) + 1 (0 or 1e-4
+# relative error for |x| >= 19, resp. x <= -30).
+NEAR_ONE = [1 - 1e-8, -(1 - 1e-8), 1 - 1e-12, 0.3, -(2.0**-30)]
+CAREFUL_DERIVATIVES = [
+    ("expm1", [-700.0, -100.0, -30.0, -1e-10, 1e-10, 30.0], lambda m, x: m.exp(x)),
+    # y (1 - y) cancelled for x > 0 and was 0 from x = 37 without the fast_run rewrites
+    ("sigmoid", [-700.0, -30.0, 0.5, 30.0, 37.0, 700.0], lambda m, x: m.sech(x / 2) ** 2 / 4),
+    ("tanh", [-100.0, -30.0, -19.0, 1e-10, 0.5, 10.0, 30.0, 300.0], lambda m, x: m.sech(x) ** 2),
+    ("arcsin", NEAR_ONE, lambda m, x: 1 / m.sqrt(1 - x * x)),
+    ("arccos", NEAR_ONE, lambda m, x: -1 / m.sqrt(1 - x * x)),
+    ("arctanh", NEAR_ONE, lambda m, x: 1 / (1 - x * x)),
+    ("arccosh", [1 + 1e-10, 1 + 1e-5, 2.0, 1e155, 1e300], lambda m, x: 1 / m.sqrt(x * x - 1)),
+    ("arcsinh", [-1e300, -1e155, -0.5, 1e-10, 3.0, 1e155], lambda m, x: 1 / m.sqrt(1 + x * x)),
+]
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+@pytest.mark.parametrize(
+    ("name", "points", "exact"), CAREFUL_DERIVATIVES, ids=[c[0] for c in CAREFUL_DERIVATIVES]
+)
+def test_derivative_is_accurate_where_the_textbook_formula_is_not(name, points, exact, mode):
+    mp = pytest.importorskip("mpmath")
+    x = pt.dvector("x")
+    slope = arignote.function([x], grad(getattr(pt, name)(x).sum(), x), mode=mode)
+    with mp.workdps(60):
+        expected = [float(exact(mp, mp.mpf(p))) for p in points]
+    np.testing.assert_allclose(slope(np.array(points)), expected, rtol=1e-14)

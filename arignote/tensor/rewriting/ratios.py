@@ -13,6 +13,7 @@ a factor that neither overflows nor cancels::
     exp(x) * exp(y)              -> exp(x + y)
     sigmoid(x) / sigmoid(-x)     -> exp(x)
     sigmoid(x) * exp(-x)         -> sigmoid(-x)
+    sigmoid(-x) * (1 + exp(x))   -> 1
     exp(x) / sum(exp(x), axes)   -> softmax(x, axes)    (the gradient of log-sum-exp by hand)
     sinh(x) / cosh(x)            -> tanh(x)
     exp(-x^2) / erfc(x)          -> 1 / erfcx(x)        (the gradient of log(erfc(x)))
@@ -81,6 +82,10 @@ PRODUCT_RULES = [
     ((exp, x), (exp, y), (exp, (add, x, y))),
     ((sigmoid, x), (exp, (neg, x)), (sigmoid, (neg, x))),
     ((sigmoid, (neg, x)), (exp, x), (sigmoid, x)),
+    # sigmoid(-x) (1 + e^x) = 1, which overflowed from x = 710 (the gradient of
+    # log(sigmoid(x) / (1 - sigmoid(x))), with sigmoid' = sigmoid(x) sigmoid(-x))
+    ((sigmoid, (neg, x)), (add, 1, (exp, x)), ONE),
+    ((sigmoid, x), (add, 1, (exp, (neg, x))), ONE),
 ]
 
 
@@ -128,7 +133,8 @@ def _try_product(rule, factors: Factors):
             if i == j:
                 continue
             num = [f for k, f in enumerate(factors.num) if k not in (i, j)]
-            num.append(build(new, bindings))
+            if new is not ONE:
+                num.append(build(new, bindings))
             return num, list(factors.den)
     return None
 

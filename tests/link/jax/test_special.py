@@ -104,3 +104,30 @@ def test_complex_special_functions_are_refused_with_the_listed_reason(name):
     values = np.array([0.5, 1.5, 2.5])
     got = arignote.function([x], getattr(pt, name)(x), mode="JAX")(values)
     np.testing.assert_allclose(got, getattr(sp, name)(values), rtol=1e-12)
+
+
+@pytest.mark.parametrize("order", [0, 1, 2, 3, 6])
+def test_polygamma_at_negative_arguments_matches_mpmath(order):
+    # jax's polygamma is wrong below x = -3 or so (-0.0099 for polygamma(1, -100.5), exact
+    # 9.8597; trigamma is the gradient of psi); the reflection formula fixes it. SciPy itself
+    # loses up to 1e-2 for even orders at large negative half-integers: mpmath is the reference
+    mp = pytest.importorskip("mpmath")
+    x = np.array([-0.5, -2.5, -3.7, -10.5, -30.25, -100.5, -1000.75, -1e-8, -0.01, 1.5, 40.0])
+    with mp.workdps(40):
+        expected = [float(mp.polygamma(order, mp.mpf(float(v)))) for v in x]
+    got = _jax(pt.polygamma, np.full(x.shape, float(order)), x)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_erfinv_near_one_matches_mpmath():
+    # jax's erfinv loses up to 1.6e-11 relative near |x| = 1 (4e-13 at 1 - 1e-6): a Newton
+    # step on erfc(y) = 1 - |x| restores it
+    mp = pytest.importorskip("mpmath")
+    x = np.array([0.1, 0.5, 0.9, 0.999999, 1 - 1e-8, -(1 - 1e-8), 1 - 1e-12, 1e-300, -0.3])
+    with mp.workdps(50):  # erf(y) = 1 - 1e-12 leaves 38 digits of y
+        expected = [float(mp.erfinv(mp.mpf(v))) for v in x]
+    got = _jax(pt.erfinv, x)
+    np.testing.assert_allclose(got, expected, rtol=2e-15)
+    edges = _jax(pt.erfinv, np.array([0.0, -0.0, 1.0, -1.0, np.nan, 2.0]))
+    np.testing.assert_array_equal(edges, sp.erfinv(np.array([0.0, -0.0, 1.0, -1.0, np.nan, 2.0])))
+    assert np.signbit(edges[1])

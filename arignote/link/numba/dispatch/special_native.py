@@ -36,7 +36,7 @@ _EM_DENOMINATORS = np.array(
 _EPS = float(np.finfo(np.float64).eps) / 2  # cephes' MACHEP
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=False, error_model="numpy")
 def hurwitz_zeta(s, q):
     """``scipy.special.zeta(s, q)`` = sum over k >= 0 of (k + q)^-s, for s > 1, as cephes
     computes it: direct terms until they are negligible or q + k > 9, then the
@@ -80,7 +80,7 @@ def hurwitz_zeta(s, q):
     return total
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=False, error_model="numpy")
 def polygamma(n, x):
     """``scipy.special.polygamma``: psi for n = 0, else (-1)^(n+1) n! zeta(n + 1, x) (NaN for
     a non-integer order, where the power of -1 is not real)."""
@@ -89,7 +89,7 @@ def polygamma(n, x):
     return np.power(-1.0, n + 1.0) * _gamma(n + 1.0, 0) * hurwitz_zeta(n + 1.0, x)
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=False, error_model="numpy")
 def factorial_exact(n):
     """``scipy.special.factorial(n, exact=True)`` on integers: n!, 0 below 0; above 20! the
     value leaves int64, where ``perform``'s conversion overflows too."""
