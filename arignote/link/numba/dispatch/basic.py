@@ -155,6 +155,21 @@ def constant_expression(value: Any, namespace: dict[str, Any]) -> str:
     return name
 
 
+class SourceWriter:
+    """The line helpers of a kernel's source writer: ``lines`` holds the source, ``name``
+    (for the error messages of :meth:`_raise`) the op it computes."""
+
+    lines: list[str]
+    name: str
+
+    def _line(self, text: str, depth: int = 1) -> None:
+        self.lines.append("    " * depth + text)
+
+    def _raise(self, condition: str, message: str, depth: int = 1) -> None:
+        self._line(f"if {condition}:", depth)
+        self._line(f"raise ValueError('{self.name}: {message}')", depth + 1)
+
+
 def compile_source(source: str, name: str, namespace: dict[str, Any]) -> Callable:
     """``name`` defined by ``source``, compiled with ``numba.njit`` (lazily, at its first call).
 

@@ -19,7 +19,12 @@ from typing import Any
 import numpy as np
 
 from arignote.graph.basic import Apply
-from arignote.link.numba.dispatch.basic import BY_NAME, compile_source, with_inner_fallbacks
+from arignote.link.numba.dispatch.basic import (
+    BY_NAME,
+    SourceWriter,
+    compile_source,
+    with_inner_fallbacks,
+)
 from arignote.link.numba.dispatch.inner import graph_function, rewrite_inner
 from arignote.tensor.type import TensorType
 
@@ -38,7 +43,7 @@ def _index_map(op: Any, node: Apply) -> Callable:
 BY_NAME["arignote.scan.index_map.IndexMap"] = _index_map
 
 
-class _MapWriter:
+class _MapWriter(SourceWriter):
     """Writes ``kernel(n, *sequences, *non_sequences) -> outputs`` for one IndexMap node."""
 
     def __init__(self, op: Any, node: Apply) -> None:
@@ -63,13 +68,6 @@ class _MapWriter:
         listed = self._results()
         self._line(f"return {listed}")
         return "\n".join(self.lines) + "\n"
-
-    def _line(self, text: str, depth: int = 1) -> None:
-        self.lines.append("    " * depth + text)
-
-    def _raise(self, condition: str, message: str, depth: int = 1) -> None:
-        self._line(f"if {condition}:", depth)
-        self._line(f"raise ValueError('{self.name}: {message}')", depth + 1)
 
     def _dtype(self, j: int) -> str:
         name = f"dt{j}"

@@ -30,6 +30,7 @@ import numpy as np
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import (
     NotNative,
+    SourceWriter,
     compile_source,
     numba_funcify,
     objmode_kernel,
@@ -230,7 +231,7 @@ def _integers(op: RandomVariable, node: Apply) -> tuple[str, tuple[str, ...], st
     return scalar_fill_call(op, node), conditions, joint
 
 
-class _KernelWriter:
+class _KernelWriter(SourceWriter):
     """Writes ``kernel(rng, size, *params) -> (rng, draw)`` for one node."""
 
     def __init__(self, op: RandomVariable, node: Apply) -> None:
@@ -239,9 +240,6 @@ class _KernelWriter:
         self.ndim = node.outputs[1].type.ndim
         self.has_size = not is_none_const(node.inputs[1])
         self.lines: list[str] = []
-
-    def _line(self, text: str, depth: int = 1) -> None:
-        self.lines.append("    " * depth + text)
 
     def source(self, call: str, conditions: tuple[str, ...], joint: str) -> str:
         args = ", ".join(["rng", "size", *self.params])

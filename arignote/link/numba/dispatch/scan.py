@@ -28,7 +28,12 @@ from typing import Any
 import numpy as np
 
 from arignote.graph.basic import Apply, Constant, Variable
-from arignote.link.numba.dispatch.basic import BY_NAME, compile_source, with_inner_fallbacks
+from arignote.link.numba.dispatch.basic import (
+    BY_NAME,
+    SourceWriter,
+    compile_source,
+    with_inner_fallbacks,
+)
 from arignote.link.numba.dispatch.inner import aliasing_outputs, graph_function, rewrite_inner
 from arignote.link.numba.dispatch.random import copy_rng
 from arignote.tensor.random.type import RandomGeneratorType
@@ -50,7 +55,7 @@ def _scan(op: Any, node: Apply) -> Callable:
 BY_NAME["arignote.scan.op.Scan"] = _scan
 
 
-class _LoopWriter:
+class _LoopWriter(SourceWriter):
     """Writes the kernel of one Scan node (see the module docstring)."""
 
     def __init__(self, op: Any, node: Apply, risky: set[int]) -> None:
@@ -77,13 +82,6 @@ class _LoopWriter:
         self._empty_mapped()
         self._results()
         return "\n".join(self.lines) + "\n"
-
-    def _line(self, text: str, depth: int = 1) -> None:
-        self.lines.append("    " * depth + text)
-
-    def _raise(self, condition: str, message: str, depth: int = 1) -> None:
-        self._line(f"if {condition}:", depth)
-        self._line(f"raise ValueError('{self.name}: {message}')", depth + 1)
 
     # -- before the loop --------------------------------------------------------------------
 
