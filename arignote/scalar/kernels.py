@@ -127,6 +127,14 @@ def _factorial(op, dtypes):
     return "where(flt(x0) < 0, 0.0, sp.gamma(flt(x0) + 1.0))"  # n! = Gamma(n + 1), 0 below 0
 
 
+def _series_and_fractions(op, dtypes):
+    raise NoKernel(
+        f"{type(op).__name__} sums a series or a continued fraction until it converges (a "
+        "loop, not a formula): the backends compile arignote.scalar.incomplete_shape or write "
+        "it over arrays"
+    )
+
+
 # x log(y) and x log(1 + y), 0 where x = 0 unless y is NaN: SciPy's own definitions, in
 # SciPy's float dtypes (integers and booleans in float64)
 _XLOGY = (
@@ -205,6 +213,8 @@ _FORMULAS: dict[str, Formula] = {
     **_special("special", "Beta:beta/2 BetaLn:betaln/2 BetaInc:betainc/3 Poch:poch/2"),
     **_special("special", "I0:i0/1 I1:i1/1 Iv:iv/2 J0:j0/1 J1:j1/1 Jv:jv/2 Logit:logit/1"),
     "special.Factorial": _factorial,
+    "special.GammaIncGrad": _series_and_fractions,
+    "special.BetaIncGrad": _series_and_fractions,
     "special.XLogY": _XLOGY.format("log"),
     "special.XLog1pY": _XLOGY.format("log1p"),
     **_special("special_more", "Kv:kv/2 Kve:kve/2 Kn:kn/2 Ive:ive/2 GammaIncInv:gammaincinv/2"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import scipy.special as sp
 
 from arignote.graph.grad_types import grad_not_implemented, grad_undefined
@@ -24,6 +25,7 @@ from arignote.scalar.basic import (
     is_discrete,
     zero_grad_for,
 )
+from arignote.scalar.incomplete_shape import betainc_shape_derivative, gammainc_shape_derivative
 from arignote.scalar.math import exp, expm1, log, log1p
 
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -165,7 +167,7 @@ class GammaInc(BinaryScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         (a, x), (gz,) = inputs, output_grads
         return [
-            _gammainc_shape_grad(self, a),
+            _grad_term(a, gz * gammainc_grad(a, x)),
             _grad_term(x, gz * _gamma_density(a, x)),
         ]
 
@@ -178,7 +180,7 @@ class GammaIncC(BinaryScalarOp):
     def L_op(self, inputs, outputs, output_grads):
         (a, x), (gz,) = inputs, output_grads
         return [
-            _gammainc_shape_grad(self, a),
+            _grad_term(a, neg(gz) * gammainc_grad(a, x)),
             _grad_term(x, neg(gz) * _gamma_density(a, x)),
         ]
 
@@ -279,11 +281,77 @@ def _betaln_for_density(a, b):
     return switch(lopsided, gammaln(small) - ratio, betaln(a, b))
 
 
-def _gammainc_shape_grad(op, a):
-    # (an integer a changes nothing: P(a, x) is defined for real a, see the Op contract)
-    # d/da of P(a, x) involves a hypergeometric (Meijer G) function: no closed form here.
-    reason = "The derivative with respect to the shape a has no closed form."
-    return grad_not_implemented(op, 0, a, reason)
+class GammaIncGrad(BinaryScalarOp):
+    """dP(a, x)/da, the derivative of ``gammainc`` in its shape a (no closed form: computed by
+    :func:`arignote.scalar.incomplete_shape.gammainc_shape_derivative`)."""
+
+    _vectorized = np.vectorize(gammainc_shape_derivative, otypes=[np.float64])
+
+    def elementwise(self, a, x):
+        return _in_dtype_of(sp.gammainc, (a, x), self._vectorized(a, x))
+
+    def L_op(self, inputs, outputs, output_grads):
+        (a, x), (gz,) = inputs, output_grads
+        # d/dx dP/da = d/da [x^(a-1) e^-x / Gamma(a)] = the density times (ln x - psi(a))
+        slope = _gamma_density(a, x) * (log(x) - psi(a))
+        return [_second_shape_grad(self, 0, a), _grad_term(x, gz * slope)]
+
+
+class BetaIncGrad(ScalarOp):
+    """dI_x(a, b)/da (``wrt_a``) or dI_x(a, b)/db, the derivatives of ``betainc`` in its shapes
+    (no closed form: :func:`arignote.scalar.incomplete_shape.betainc_shape_derivative`)."""
+
+    nin = 3
+    __props__ = ("wrt_a",)
+    _vectorized = np.vectorize(betainc_shape_derivative, otypes=[np.float64])
+
+    def __init__(self, wrt_a: bool = True, name: str | None = None) -> None:
+        super().__init__(name=name)
+        self.wrt_a = bool(wrt_a)
+
+    def elementwise(self, a, b, x):
+        return _in_dtype_of(sp.betainc, (a, b, x), self._vectorized(a, b, x, self.wrt_a))
+
+    def L_op(self, inputs, outputs, output_grads):
+        (a, b, x), (gz,) = inputs, output_grads
+        # d/dx dI/da = density (ln x - psi(a) + psi(a + b)); in b: ln(1 - x) - psi(b) + psi(a + b)
+        own = log(x) - psi(a) if self.wrt_a else log1p(neg(x)) - psi(b)
+        slope = exp(beta_log_density(a, b, x)) * (own + psi(a + b))
+        return [
+            _second_shape_grad(self, 0, a),
+            _second_shape_grad(self, 1, b),
+            _grad_term(x, gz * slope),
+        ]
+
+    def __str__(self) -> str:
+        return f"betainc_grad{{wrt={'a' if self.wrt_a else 'b'}}}"
+
+
+def _in_dtype_of(ufunc, arrays, result):
+    """``result`` (computed in float64) in the dtype ``ufunc`` gives for ``arrays``."""
+    dtypes = tuple(np.asarray(v).dtype for v in arrays)
+    return np.asarray(result).astype(ufunc.resolve_dtypes((*dtypes, None))[-1], copy=False)
+
+
+def _second_shape_grad(op, position, var):
+    reason = "The second derivative with respect to a shape parameter is not implemented."
+    return grad_not_implemented(op, position, var, reason)
+
+
+def gammainc_grad(k, x):
+    """dP(k, x)/dk, the derivative of ``gammainc`` in its shape (as ``pytensor.scalar.math``)."""
+    return _gammainc_grad(k, x)
+
+
+def gammaincc_grad(k, x, skip_loops=False):
+    """dQ(k, x)/dk = -dP(k, x)/dk. ``skip_loops`` is accepted for PyTensor's signature: the
+    derivative here has no loops to skip."""
+    return neg(_gammainc_grad(k, x))
+
+
+def betainc_grad(p, q, x, wrtp: bool):
+    """dI_x(p, q)/dp (``wrtp``) or dI_x(p, q)/dq (as ``pytensor.scalar.math``)."""
+    return (_betainc_grad_p if wrtp else _betainc_grad_q)(p, q, x)
 
 
 # -- differences of digamma values -------------------------------------------------------------
@@ -360,10 +428,9 @@ class BetaInc(ScalarOp):
         (a, b, x), (gz,) = inputs, output_grads
         # dI_x(a, b)/dx = x^(a-1) (1-x)^(b-1) / B(a, b) (DLMF 8.17.1); xlogy keeps 0 log 0 = 0
         density = exp(beta_log_density(a, b, x))
-        reason = "The derivative with respect to a shape parameter has no closed form here."
         return [
-            grad_not_implemented(self, 0, a, reason),  # integer or not: defined for real a
-            grad_not_implemented(self, 1, b, reason),
+            _grad_term(a, gz * betainc_grad(a, b, x, True)),  # integer or not: real shapes
+            _grad_term(b, gz * betainc_grad(a, b, x, False)),
             _grad_term(x, gz * density),
         ]
 
@@ -520,6 +587,9 @@ gammaincc = GammaIncC(name="gammaincc")
 beta = Beta(name="beta")
 betaln = BetaLn(name="betaln")
 betainc = BetaInc(name="betainc")
+_gammainc_grad = GammaIncGrad(name="gammainc_grad")
+_betainc_grad_p = BetaIncGrad(wrt_a=True)
+_betainc_grad_q = BetaIncGrad(wrt_a=False)
 poch = Poch(name="poch")
 factorial = Factorial(name="factorial")
 i0 = I0(name="i0")

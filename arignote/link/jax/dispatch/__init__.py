@@ -27,6 +27,7 @@ from arignote.link.jax.dispatch import (
     shape,
     special,
     special_logs,
+    special_shape,
     subtensor,
 )
 from arignote.link.jax.dispatch.basic import (

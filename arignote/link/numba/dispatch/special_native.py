@@ -1,6 +1,8 @@
 """SciPy's Python-level special functions (``polygamma``, exact ``factorial``), written natively
 from the formulas SciPy evaluates, over SciPy's own C entry points: cython_special exports
-neither, so the shared kernel table (``arignote.scalar.kernels``) cannot name them."""
+neither, so the shared kernel table (``arignote.scalar.kernels``) cannot name them. Also the
+shape derivatives of ``gammainc`` and ``betainc``: the plain-Python functions of
+``arignote.scalar.incomplete_shape`` that ``perform`` runs, compiled as they are."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import numba
 from arignote.link.numba.dispatch.basic import NotNative
 from arignote.link.numba.dispatch.scalar import SCALAR_FUNCTIONS, override, translate
 from arignote.link.numba.dispatch.scipy_special import entry_point
-from arignote.scalar import special
+from arignote.scalar import incomplete_shape, special
 from arignote.scalar.kernels import formula_for
 
 _gamma = entry_point("gamma", 1)
@@ -101,9 +103,26 @@ def factorial_exact(n):
     return 0 if n < 0 else result
 
 
+# the helpers become callable from compiled code; the two entry points are compiled
+for _helper in (
+    "digamma",
+    "_lower_series_derivative",
+    "_upper_fraction_derivative",
+    "_lentz_denominator",
+    "_lentz_numerator",
+    "_beta_fraction_derivatives",
+    "_beta_coefficient",
+    "_unit_lentz_denominator",
+    "_unit_lentz_numerator",
+):
+    numba.extending.register_jitable(getattr(incomplete_shape, _helper))
+_JIT = {"cache": False, "error_model": "numpy"}
+
 SCALAR_FUNCTIONS.update(
     arignote_polygamma=polygamma,
     arignote_factorial_exact=factorial_exact,
+    arignote_gammainc_grad=numba.njit(**_JIT)(incomplete_shape.gammainc_shape_derivative),
+    arignote_betainc_grad=numba.njit(**_JIT)(incomplete_shape.betainc_shape_derivative),
 )
 
 
@@ -119,3 +138,14 @@ def _factorial(op, args, dtypes):
     if op.exact:  # make_node refuses non-integer inputs there, as SciPy does
         return f"arignote_factorial_exact(np.int64({args[0]}))"
     return translate(formula_for(op, dtypes), args, dtypes, "Factorial")
+
+
+@override(special.GammaIncGrad)
+def _gammainc_grad(op, args, dtypes):
+    return f"arignote_gammainc_grad(np.float64({args[0]}), np.float64({args[1]}))"
+
+
+@override(special.BetaIncGrad)
+def _betainc_grad(op, args, dtypes):
+    a, b, x = (f"np.float64({arg})" for arg in args)
+    return f"arignote_betainc_grad({a}, {b}, {x}, {op.wrt_a})"
