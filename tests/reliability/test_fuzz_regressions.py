@@ -202,3 +202,17 @@ def test_jax_draws_where_the_reference_refuses_a_parameter_is_its_documented_lim
     other = ValueError("not a draw")
     other.__arignote_node__ = pt.exp(x).owner
     assert fuzz_paths._compare("JAX", [value], other, built)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "NUMBA"])
+def test_invgamma_of_a_subnormal_shape_is_infinite(mode):
+    # Fuzzed graph 2191 (seed 14) drew invgamma with the absolute value of uninitialized
+    # memory as its shape: a subnormal shape makes the gamma draw 0, and NUMBA's kernel
+    # raised ZeroDivisionError on 1 / 0 where NumPy gives inf.
+    shape, scale = pt.dvector("shape"), pt.dvector("scale")
+    rng = arignote.shared(np.random.default_rng(3))
+    f = arignote.function([shape, scale], pt.random.invgamma(shape, scale, rng=rng), mode=mode)
+    shapes = np.array([1e-320] * 20 + [2.0])  # some subnormal shapes draw an exact 0
+    for _ in range(3):  # (NUMBA's first calls may run on the VM while it compiles)
+        draws = f(shapes, np.ones(21))
+        assert np.all(draws[:20] == np.inf) and 0 < draws[20] < np.inf

@@ -117,7 +117,9 @@ _SAMPLERS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "halfcauchy": ("x0 + x1 * abs(rng.standard_cauchy())", (_ANY, _NON_NEGATIVE), ""),
     "halfnormal": ("x0 + x1 * abs(rng.standard_normal())", (_ANY, _NON_NEGATIVE), ""),
     # SciPy-module ops whose perform draws reproducibly (see _NUMPY_DRAWN)
-    "invgamma": ("1.0 / rng.gamma(x0, 1.0 / x1)", (_POSITIVE, _POSITIVE), ""),
+    # np.divide: a gamma draw of 0 (from a subnormal shape) gives inf, as in NumPy, where
+    # numba's "/" raises ZeroDivisionError (found by the path fuzzing)
+    "invgamma": ("np.divide(1.0, rng.gamma(x0, 1.0 / x1))", (_POSITIVE, _POSITIVE), ""),
     "t": ("rng.standard_t(x0) * x2 + x1", (_POSITIVE, _ANY, _POSITIVE), ""),
     # methods taking the dtype of the draws (their float32 stream is its own)
     "standard_normal": ("rng.standard_normal(dtype=DT)", (), ""),
