@@ -1,5 +1,6 @@
 """Scalar types and scalar ops: the elementwise building blocks of tensor operations."""
 
+from arignote.scalar import module_paths
 from arignote.scalar.arithmetic import (
     AND,
     EQ,
@@ -73,15 +74,58 @@ from arignote.scalar.arithmetic import (
     xor,
 )
 from arignote.scalar.basic import (
+    BinaryScalarOp,
     Conj,
     FloatUnaryOp,
     ScalarOp,
     ScalarType,
+    UnaryScalarOp,
+    all_types,
     as_scalar,
+    bool_out,
+    complex64,
+    complex128,
+    complex_types,
     conj,
     constant,
+    continuous_types,
+    discrete_types,
+    float16,
+    float32,
+    float64,
+    float_out,
+    float_out_nocomplex,
+    float_types,
     get_scalar_type,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_out,
+    int_out_nocomplex,
+    int_types,
+    integer_types,
+    real_out,
+    same_out,
+    same_out_float_only,
+    same_out_min8,
+    same_out_nobool,
+    same_out_nocomplex,
+    specific_out,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    uint_types,
+    unary_out_lookup,
     upcast,
+    upcast_out,
+    upcast_out_min8,
+    upcast_out_no_complex,
+    upcast_out_nobool,
+    upgrade_to_float,
+    upgrade_to_float64,
+    upgrade_to_float_no_complex,
 )
 from arignote.scalar.complex import (
     Angle,
@@ -93,6 +137,7 @@ from arignote.scalar.complex import (
     imag,
     real,
 )
+from arignote.scalar.composite import Composite
 from arignote.scalar.logical import (
     BooleanOp,
     IsClose,
@@ -253,12 +298,30 @@ from arignote.scalar.special import (
     xlog1py,
     xlogy,
 )
+from arignote.scalar.special_more import (
+    BetaIncInv,
+    GammaIncCInv,
+    GammaIncInv,
+    Hyp2F1,
+    Ive,
+    Kn,
+    Kv,
+    Kve,
+    OwensT,
+    betaincinv,
+    gammainccinv,
+    gammaincinv,
+    hyp2f1,
+    ive,
+    kn,
+    kv,
+    kve,
+    owens_t,
+)
 from arignote.scalar.variable import ScalarConstant, ScalarVariable
 
-float64 = get_scalar_type("float64")
-float32 = get_scalar_type("float32")
-int64 = get_scalar_type("int64")
-int32 = get_scalar_type("int32")
+# PyTensor's names of the scalar maximum and minimum ops
+ScalarMaximum, ScalarMinimum, scalar_maximum, scalar_minimum = Maximum, Minimum, maximum, minimum
 
 
 def scalar(name=None, dtype="float64"):
@@ -267,3 +330,10 @@ def scalar(name=None, dtype="float64"):
 
 
 __all__ = [name for name in dir() if not name.startswith("_")]
+
+
+def __getattr__(name: str):
+    # ``bool`` (the boolean ScalarType) is not bound here: it would hide Python's ``bool``
+    if name == "bool":
+        return get_scalar_type("bool")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

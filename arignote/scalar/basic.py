@@ -148,6 +148,28 @@ def get_scalar_type(dtype: str) -> ScalarType:
     return ScalarType(dtype)
 
 
+# PyTensor's scalar types by dtype name, and groups of them (``bool`` is served by the module
+# ``__getattr__`` below: bound here, it would hide Python's ``bool`` from this module's code)
+int8, int16, int32, int64 = (get_scalar_type(d) for d in int_dtypes)
+uint8, uint16, uint32, uint64 = (get_scalar_type(d) for d in uint_dtypes)
+float16, float32, float64 = (get_scalar_type(d) for d in float_dtypes)
+complex64, complex128 = (get_scalar_type(d) for d in complex_dtypes)
+int_types = (int8, int16, int32, int64)
+uint_types = (uint8, uint16, uint32, uint64)
+float_types = (float16, float32, float64)
+complex_types = (complex64, complex128)
+integer_types = int_types + uint_types
+discrete_types = (get_scalar_type("bool"), *integer_types)
+continuous_types = float_types + complex_types
+all_types = discrete_types + continuous_types
+
+
+def __getattr__(name: str) -> Any:
+    if name == "bool":
+        return get_scalar_type("bool")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def constant(value: Any, dtype: str | None = None, name: str | None = None) -> Constant:
     """A scalar constant; Python numbers get NumPy's default dtypes unless ``dtype`` is given."""
     if dtype is None:
@@ -271,9 +293,136 @@ def bool_out(*types: ScalarType) -> list[ScalarType]:
 
 
 def float_out(*types: ScalarType) -> list[ScalarType]:
-    """The output is a float: the inputs' common dtype if it is one, else float64."""
-    common = upcast(*[t.dtype for t in types])
-    return [get_scalar_type(common if common in continuous_dtypes else "float64")]
+    """The output is a float64, whatever the inputs (PyTensor's rule of that name)."""
+    return [get_scalar_type("float64")]
+
+
+# -- PyTensor's other output type rules (``output_types_preference`` of a ScalarOp) -----------
+# Each takes the input types and returns the output types, or raises TypeError for inputs it
+# refuses.
+
+
+def _refuse_kinds(types: Sequence[ScalarType], kinds: str, what: str) -> None:
+    for t in types:
+        if np.dtype(t.dtype).kind in kinds:
+            raise TypeError(f"{what} inputs are not supported (got {t.dtype})")
+
+
+def upcast_out_nobool(*types: ScalarType) -> list[ScalarType]:
+    """The common dtype of the inputs, which must not be bool."""
+    out = upcast_out(*types)
+    if out[0].dtype == "bool":
+        raise TypeError("a bool output is not supported")
+    return out
+
+
+def upcast_out_min8(*types: ScalarType) -> list[ScalarType]:
+    """The common dtype of the inputs, int8 instead of bool."""
+    out = upcast_out(*types)
+    return [get_scalar_type("int8")] if out[0].dtype == "bool" else out
+
+
+def upcast_out_no_complex(*types: ScalarType) -> list[ScalarType]:
+    _refuse_kinds(types, "c", "complex")
+    return upcast_out(*types)
+
+
+def same_out_nobool(*types: ScalarType) -> list[ScalarType]:
+    _refuse_kinds(types[:1], "b", "bool")
+    return same_out(*types)
+
+
+def same_out_min8(*types: ScalarType) -> list[ScalarType]:
+    return [get_scalar_type("int8")] if types[0].dtype == "bool" else same_out(*types)
+
+
+def same_out_nocomplex(*types: ScalarType) -> list[ScalarType]:
+    _refuse_kinds(types[:1], "c", "complex")
+    return same_out(*types)
+
+
+def same_out_float_only(*types: ScalarType) -> list[ScalarType]:
+    _refuse_kinds(types[:1], "biuc", "non-float")
+    return same_out(*types)
+
+
+#: Integer dtypes and the float dtype that holds all their values (float32 up to 16 bits).
+_EXACT_FLOAT = {"bool": "float32", "int8": "float32", "int16": "float32", "uint8": "float32"}
+_EXACT_FLOAT.update(uint16="float32", int32="float64", int64="float64")
+_EXACT_FLOAT.update(uint32="float64", uint64="float64")
+
+
+def upgrade_to_float(*types: ScalarType) -> list[ScalarType]:
+    """The common dtype of the inputs with integers read as the float that holds them."""
+    return [get_scalar_type(upcast(*[_EXACT_FLOAT.get(t.dtype, t.dtype) for t in types]))]
+
+
+def upgrade_to_float64(*types: ScalarType) -> list[ScalarType]:
+    """float64 for every input (as SciPy computes)."""
+    return [get_scalar_type("float64")]
+
+
+def upgrade_to_float_no_complex(*types: ScalarType) -> list[ScalarType]:
+    _refuse_kinds(types, "c", "complex")
+    return upgrade_to_float(*types)
+
+
+def float_out_nocomplex(*types: ScalarType) -> list[ScalarType]:
+    _refuse_kinds(types, "c", "complex")
+    return float_out(*types)
+
+
+def int_out(*types: ScalarType) -> list[ScalarType]:
+    """The output is an int64, whatever the inputs."""
+    return [get_scalar_type("int64")]
+
+
+def int_out_nocomplex(*types: ScalarType) -> list[ScalarType]:
+    _refuse_kinds(types, "c", "complex")
+    return int_out(*types)
+
+
+def real_out(*types: ScalarType) -> list[ScalarType]:
+    """The real dtype of a complex first input (complex64: float32), else its own type."""
+    real = {"complex64": "float32", "complex128": "float64"}.get(types[0].dtype)
+    return [get_scalar_type(real)] if real else same_out(*types)
+
+
+class specific_out:  # (PyTensor's lower-case class name)
+    """The rule that always gives the types ``spec`` (compared by them, as an op's prop)."""
+
+    def __init__(self, *spec: ScalarType) -> None:
+        self.spec = tuple(spec)
+
+    def __call__(self, *types: ScalarType) -> list[ScalarType]:
+        return list(self.spec)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.spec == self.spec
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.spec))
+
+
+class unary_out_lookup:  # (PyTensor's lower-case class name)
+    """The rule of a table from an input type (or a tuple of them) to the output type;
+    inputs outside the table raise TypeError."""
+
+    def __init__(self, type_table: dict) -> None:
+        self.table = dict(type_table)
+
+    def __call__(self, *types: ScalarType) -> list[ScalarType]:
+        key = types[0] if len(types) == 1 else types
+        if key not in self.table:
+            raise TypeError(f"no output type for inputs {key}")
+        found = self.table[key]
+        return list(found) if isinstance(found, list | tuple) else [found]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.table == self.table
+
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(sorted(self.table.items(), key=repr))))
 
 
 class ScalarOp(Op):
@@ -339,9 +488,12 @@ class ScalarOp(Op):
         return loop_dtype
 
     def elementwise(self, *arrays: Any) -> Any:
-        """Compute this op on NumPy arrays (variadic ops fold ``nfunc`` left to right)."""
+        """Compute this op on NumPy arrays (variadic ops fold ``nfunc`` left to right); an op
+        that defines only ``impl`` (as PyTensor allows) is run element by element."""
         if self.nfunc is None:
-            raise MethodNotDefined("nfunc", type(self), "Set nfunc or override elementwise().")
+            if type(self).impl is not ScalarOp.impl:
+                return self._elementwise_by_impl(arrays)
+            raise MethodNotDefined("nfunc", type(self), "Set nfunc, impl or elementwise().")
         if self.nin == -1 and len(arrays) > 2:
             return reduce(self.nfunc, arrays)
         return self.nfunc(*arrays)
@@ -349,6 +501,15 @@ class ScalarOp(Op):
     def impl(self, *inputs: Any) -> Any:
         """Compute this op on scalars."""
         return self.elementwise(*inputs)
+
+    def _elementwise_by_impl(self, arrays: Sequence[Any]) -> Any:
+        # ``impl`` on each element (np.frompyfunc), the results in the output dtypes
+        arrays = [np.asarray(a) for a in arrays]
+        out_types = self.output_types([get_scalar_type(a.dtype.name) for a in arrays])
+        results = np.frompyfunc(self.impl, len(arrays), self.nout)(*arrays)
+        if self.nout == 1:
+            return np.asarray(results, dtype=out_types[0].dtype)
+        return tuple(np.asarray(r, dtype=t.dtype) for r, t in zip(results, out_types))
 
     def perform(self, node: Apply, inputs: list, output_storage: list) -> None:
         results = self.impl(*inputs)
