@@ -178,7 +178,8 @@ def test_cholesky_refuses_infinities_and_nans_as_scipy(rng):
     # numba's cholesky factored a NaN matrix into NaNs where perform (scipy.linalg.cholesky,
     # check_finite) raises ValueError: found by the hostile-input sweep (issue 14)
     x = pt.dmatrix("x")
-    upper = _native([x], pt.linalg.cholesky(x, lower=False))
+    upper = _native([x], pt.linalg.cholesky(x, lower=False, on_error="raise"))
+    quiet = _native([x], pt.linalg.cholesky(x, lower=False))  # on_error="nan"
     a = rng.normal(size=(3, 3))
     spd = a @ a.T + 3 * np.eye(3)
     np.testing.assert_allclose(upper(spd), np.linalg.cholesky(spd).T, rtol=1e-12)
@@ -186,6 +187,8 @@ def test_cholesky_refuses_infinities_and_nans_as_scipy(rng):
         spd[1, 2] = bad
         with pytest.raises(ValueError, match="infs or NaNs"):
             upper(spd)
+        assert np.isnan(quiet(spd)).all()
+    assert np.isnan(quiet(-np.eye(3))).all()
 
 
 def test_scipy_special_functions_give_scipy_values(rng):

@@ -78,16 +78,30 @@ class Cholesky(SquareMatrixFunction):
     """The Cholesky factor of symmetric positive-definite matrices (``scipy.linalg.cholesky``).
 
     ``lower``: ``A = L L^T`` with ``L`` lower triangular, else ``A = U^T U``. Only that
-    triangle of ``A`` is read; a matrix that is not positive definite raises ``LinAlgError``.
+    triangle of ``A`` is read. A matrix that is not positive definite (or not finite) raises
+    ``LinAlgError`` (``ValueError``) with ``on_error="raise"``; with ``on_error="nan"`` its
+    factor is all NaN, the other matrices of a stack are factored all the same.
     """
 
-    __props__ = ("lower",)
+    __props__ = ("lower", "on_error")
 
-    def __init__(self, lower: bool = True) -> None:
+    def __init__(self, lower: bool = True, on_error: str = "raise") -> None:
+        if on_error not in ("raise", "nan"):
+            raise ValueError(f"Cholesky: on_error must be 'raise' or 'nan', got {on_error!r}")
         self.lower = bool(lower)
+        self.on_error = on_error
 
     def compute(self, x):
-        return scipy.linalg.cholesky(x, lower=self.lower)
+        if self.on_error == "raise" or x.size == 0:
+            return scipy.linalg.cholesky(x, lower=self.lower)
+        stack = x.reshape(-1, *x.shape[-2:])
+        return np.stack([self._factor_or_nan(matrix) for matrix in stack]).reshape(x.shape)
+
+    def _factor_or_nan(self, matrix):
+        try:
+            return scipy.linalg.cholesky(matrix, lower=self.lower)
+        except (np.linalg.LinAlgError, ValueError):  # not positive definite, or not finite
+            return np.full(matrix.shape, np.nan)
 
     def L_op(self, inputs, outputs, output_grads):
         refused = _complex_not_implemented(self, inputs[0])
@@ -131,7 +145,12 @@ def _lower_solve_both_sides(lower: Variable, s: Variable) -> Variable:
 
 
 def cholesky(
-    x: Any, lower: bool = True, *, check_finite: bool = True, overwrite_a: bool = False
+    x: Any,
+    lower: bool = True,
+    *,
+    check_finite: bool = True,
+    overwrite_a: bool = False,
+    on_error: str = "nan",
 ) -> Variable:
     """The Cholesky factor of each symmetric positive-definite matrix of ``x``.
 
@@ -143,13 +162,17 @@ def cholesky(
         Return ``L`` with ``x = L L^T`` (default), else ``U`` with ``x = U^T U``.
     check_finite, overwrite_a
         SciPy's and PyTensor's keywords, accepted: ``x`` is never overwritten.
+    on_error
+        ``"nan"`` (the default, as in PyTensor 3): a matrix that is not positive definite,
+        or holds NaN or infinity, gives a factor of NaNs; ``"raise"``: it raises
+        ``LinAlgError`` (``ValueError`` for NaN or infinity), as SciPy does.
 
     Returns
     -------
     Variable
         The triangular factors, like ``scipy.linalg.cholesky(x, lower=lower)``.
     """
-    return Cholesky(lower)(as_matrices(x, "cholesky", square=True))
+    return Cholesky(lower, on_error)(as_matrices(x, "cholesky", square=True))
 
 
 # -- symmetric eigenproblem ---------------------------------------------------------------------

@@ -18,11 +18,29 @@ def _spd(rng, n):
     return a @ a.T + n * np.eye(n)
 
 
-def test_cholesky_of_a_matrix_that_is_not_positive_definite_raises():
+def test_cholesky_of_a_matrix_that_is_not_positive_definite_raises_on_request():
     x = pt.matrix()
-    fn = arignote.function([x], la.cholesky(x))
+    fn = arignote.function([x], la.cholesky(x, on_error="raise"))
     with pytest.raises(np.linalg.LinAlgError, match="positive definite"):
         fn(-np.eye(3))
+    with pytest.raises(ValueError, match="on_error"):
+        la.cholesky(x, on_error="warn")
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "NUMBA", "JAX"])
+def test_cholesky_gives_nans_for_the_matrices_it_cannot_factor_by_default(rng, mode):
+    # PyTensor 3's default (on_error="nan"): only the failed matrices of a stack are NaN
+    if mode == "JAX":
+        pytest.importorskip("jax")
+    x = pt.tensor3()
+    fn = arignote.function([x], la.cholesky(x), mode=mode)
+    stack = np.stack([_spd(rng, 3), -np.eye(3), _spd(rng, 3)])
+    infinite = _spd(rng, 3)
+    infinite[1, 0] = np.inf
+    result = fn(np.concatenate([stack, infinite[None]]))
+    np.testing.assert_allclose(result[0], np.linalg.cholesky(stack[0]), rtol=1e-12)
+    assert np.isnan(result[1]).all() and np.isnan(result[3]).all()
+    np.testing.assert_allclose(result[2], np.linalg.cholesky(stack[2]), rtol=1e-12)
 
 
 def test_cholesky_reads_only_its_triangle(rng):

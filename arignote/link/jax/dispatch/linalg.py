@@ -54,9 +54,19 @@ def _nan_where(finite: Any, result: Any) -> Any:
     return jnp.where(flags, result, jnp.nan)
 
 
+def _cholesky(x: Any, op: Cholesky) -> Any:
+    factor = jsl.cholesky(x, lower=op.lower)
+    if op.on_error == "raise":  # (JAX cannot raise: a failed factor holds NaNs)
+        return factor
+    # on_error="nan": a matrix that cannot be factored gives NaNs only (JAX's factor may hold
+    # some numbers before the failed pivot)
+    failed = jnp.isnan(factor).any(axis=(-2, -1), keepdims=True)
+    return jnp.where(failed, jnp.nan, factor)
+
+
 # op class -> function of (op, node) building the JAX computation on the inputs
 _BUILDERS: dict[type, Callable] = {
-    Cholesky: lambda op, node: lambda x: jsl.cholesky(x, lower=op.lower),
+    Cholesky: lambda op, node: lambda x: _cholesky(x, op),
     MatrixInverse: lambda op, node: jnp.linalg.inv,
     Det: lambda op, node: jnp.linalg.det,
     SlogDet: lambda op, node: lambda x: tuple(jnp.linalg.slogdet(x)),

@@ -79,6 +79,10 @@ def _cholesky(op: Cholesky, node: Apply) -> Callable:
         "if not np.isfinite(a).all():",
         "    raise ValueError('array must not contain infs or NaNs')",
     ]
+    if op.on_error == "nan":  # that matrix's factor is NaN, the others are factored
+        body = ["    " + line for line in check + call]
+        call = ["try:", *body, "except Exception:", "    r0 = np.full(a.shape, np.nan)"]
+        check = []
     return _kernel(_batched(node, [("(m, n)", _out(node))], check + call, True))
 
 
