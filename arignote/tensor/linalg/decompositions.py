@@ -260,14 +260,38 @@ class Eigh(Op):
         return [d_w, d_v]
 
 
-def eigh(a: Any, UPLO: str = "L") -> tuple[Variable, Variable]:
-    """Eigenvalues (ascending) and unit eigenvectors of symmetric matrices.
+def eigh(
+    a: Any, b: Any = None, lower: bool = True, UPLO: str | None = None, driver: str = "evr"
+) -> tuple[Variable, Variable]:
+    """Eigenvalues (ascending) and eigenvectors of symmetric matrices, or of the symmetric
+    generalized problem ``a v = w b v``.
 
-    As ``numpy.linalg.eigh``: returns ``(w, v)`` with ``a @ v[..., :, i] == w[..., i] *
-    v[..., :, i]``; only the ``UPLO`` triangle of ``a`` is read.
+    As ``numpy.linalg.eigh`` and ``scipy.linalg.eigh``: returns ``(w, v)`` with
+    ``a @ v[..., :, i] == w[..., i] * (b @ v[..., :, i])`` (``b`` the identity when not given).
+    Only the lower triangles are read (the upper ones with ``lower=False``, or ``UPLO="U"``,
+    NumPy's spelling, which may also come second). The vectors are orthonormal, or
+    ``b``-orthonormal (``v^T b v = I``) for a positive-definite ``b``. ``driver`` (SciPy's
+    choice of LAPACK routine) is accepted; the results do not depend on it.
     """
-    w, v = Eigh(UPLO)(as_matrices(a, "eigh", square=True))
-    return w, v
+    if isinstance(b, str):  # numpy.linalg.eigh(a, "U")
+        b, UPLO = None, b
+    uplo = UPLO if UPLO is not None else ("L" if lower else "U")
+    if driver not in ("ev", "evd", "evr", "evx", "gv", "gvd", "gvx"):
+        raise ValueError(f"eigh: unknown driver {driver!r}")
+    a = as_matrices(a, "eigh", square=True)
+    if b is None:
+        w, v = Eigh(uplo)(a)
+        return w, v
+    return _generalized_eigh(a, as_matrices(b, "eigh", square=True), uplo == "L")
+
+
+def _generalized_eigh(a: Variable, b: Variable, lower: bool) -> tuple[Variable, Variable]:
+    # LAPACK's reduction (sygst): with b = L L^T, a v = w b v is C u = w u for the symmetric
+    # C = L^-1 a L^-T and u = L^T v; built from differentiable ops, so it has derivatives
+    factor = Cholesky(lower=True)(symmetric_from_triangle(b, lower))
+    reduced = _lower_solve_both_sides(factor, symmetric_from_triangle(a, lower))
+    w, u = Eigh("L")(reduced)
+    return w, SolveTriangular(lower=True, trans=1)(factor, u)  # v = L^-T u
 
 
 # -- general eigenproblem -----------------------------------------------------------------------

@@ -172,3 +172,46 @@ def test_qr_takes_scipys_mode_names(scipy_mode, numpy_mode, rng):
     got = arignote.function([a], list(pt.linalg.qr(a, mode=scipy_mode)))(value)
     for g, e in zip(got, np.linalg.qr(value, mode=numpy_mode)):
         np.testing.assert_allclose(np.abs(g), np.abs(e), atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "NUMBA", "JAX"])
+def test_generalized_eigh_matches_scipy(rng, mode):
+    if mode == "JAX":
+        pytest.importorskip("jax")
+    scipy_linalg = pytest.importorskip("scipy.linalg")
+    sym = rng.normal(size=(4, 4))
+    sym = sym + sym.T
+    spd = _spd(rng, 4)
+    a, b = pt.dmatrices("a", "b")
+    fn = arignote.function([a, b], la.eigh(a, b), mode=mode)
+    noisy = np.tril(sym) + np.triu(rng.normal(size=(4, 4)), 1)  # only the lower triangle counts
+    w, v = (np.asarray(r) for r in fn(noisy, np.tril(spd)))
+    expected_w, expected_v = scipy_linalg.eigh(sym, spd)
+    np.testing.assert_allclose(w, expected_w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.abs(v), np.abs(expected_v), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(v.T @ spd @ v, np.eye(4), atol=1e-12)
+    upper = arignote.function([a, b], la.eigh(a, b, lower=False)[0], mode=mode)
+    np.testing.assert_allclose(upper(noisy.T, spd), expected_w, rtol=1e-12, atol=1e-12)
+
+
+def test_generalized_eigh_gradients(rng):
+    sym = rng.normal(size=(3, 3))
+    spd = _spd(rng, 3)
+
+    def values(a, b):
+        return la.eigh(a, b)[0]
+
+    def squared_vectors(a, b):  # independent of the eigenvectors' signs
+        return la.eigh(a, b)[1] ** 2
+
+    verify_grad(values, [sym + sym.T, spd], rng=rng)
+    verify_grad(squared_vectors, [sym + sym.T, spd], rng=rng)
+
+
+def test_eigh_takes_numpy_and_scipy_spellings(rng):
+    a = pt.dmatrix("a")
+    assert la.eigh(a, "U")[0].owner.op.uplo == "U"
+    assert la.eigh(a, UPLO="U")[0].owner.op.uplo == "U"
+    assert la.eigh(a, lower=False, driver="evd")[0].owner.op.uplo == "U"
+    with pytest.raises(ValueError, match="driver"):
+        la.eigh(a, driver="fast")
