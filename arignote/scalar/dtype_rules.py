@@ -334,7 +334,7 @@ DTYPE_RULES: dict[str, Rule] = {
     **_rows(scipy_double, "math", "Sigmoid"),
     **_rows(scipy_double, "special", "GammaLn I0 I1 J0 J1 Logit"),
     **_rows(scipy_double, "special", "GammaInc GammaIncC GammaIncGrad Beta BetaLn"),
-    **_rows(scipy_double, "special_more", "GammaIncInv GammaIncCInv Hyp2F1"),
+    **_rows(scipy_double, "special_more", "GammaIncInv GammaIncCInv Hyp2F1 Hyp2F1Grad"),
     **_rows(scipy_double_complex, "special", "Erf Erfc Erfcx Gamma Psi"),
     **_rows(loops("dd->d ff->f DD->D FF->F"), "special", "XLogY XLog1pY"),
     **_rows(scipy_single_first, "special", "Erfinv Erfcinv BetaInc BetaIncGrad Poch"),

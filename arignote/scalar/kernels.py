@@ -130,7 +130,7 @@ def _factorial(op, dtypes):
 def _series_and_fractions(op, dtypes):
     raise NoKernel(
         f"{type(op).__name__} sums a series or a continued fraction until it converges (a "
-        "loop, not a formula): the backends compile arignote.scalar.incomplete_shape or write "
+        "loop, not a formula): the backends compile its plain-Python function or write "
         "it over arrays"
     )
 
@@ -215,6 +215,7 @@ _FORMULAS: dict[str, Formula] = {
     "special.Factorial": _factorial,
     "special.GammaIncGrad": _series_and_fractions,
     "special.BetaIncGrad": _series_and_fractions,
+    "special_more.Hyp2F1Grad": _series_and_fractions,
     "special.XLogY": _XLOGY.format("log"),
     "special.XLog1pY": _XLOGY.format("log1p"),
     **_special("special_more", "Kv:kv/2 Kve:kve/2 Kn:kn/2 Ive:ive/2 GammaIncInv:gammaincinv/2"),

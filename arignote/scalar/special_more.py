@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import scipy.special as sp
 
 from arignote.graph.grad_types import grad_not_implemented, grad_undefined
 from arignote.scalar.arithmetic import neg, sign
 from arignote.scalar.basic import BinaryScalarOp, ScalarOp
+from arignote.scalar.hyp2f1_params import hyp2f1_parameter_derivative
 from arignote.scalar.math import exp, log
 from arignote.scalar.special import (
     _bessel_order_grad,
@@ -139,12 +141,52 @@ class Hyp2F1(ScalarOp):
         (a, b, c, z), (gz,) = inputs, output_grads
         # d/dz 2F1(a, b; c; z) = a b / c 2F1(a + 1, b + 1; c + 1; z) (DLMF 15.5.1)
         dz = a * b / c * hyp2f1(a + 1, b + 1, c + 1, z)
+        partials = hyp2f1_grad(a, b, c, z, (0, 1, 2))
         return [
-            _shape_grad(self, 0, a),
-            _shape_grad(self, 1, b),
-            _shape_grad(self, 2, c),
+            *(_grad_term(v, gz * d) for v, d in zip((a, b, c), partials, strict=True)),
             _grad_term(z, gz * dz),
         ]
+
+
+class Hyp2F1Grad(ScalarOp):
+    """d 2F1(a, b; c; z) / d(a, b or c) (``wrt`` 0, 1 or 2): no closed form, computed by
+    :func:`arignote.scalar.hyp2f1_params.hyp2f1_parameter_derivative`."""
+
+    nin = 4
+    __props__ = ("wrt",)
+    _vectorized = np.vectorize(hyp2f1_parameter_derivative, otypes=[np.float64])
+
+    def __init__(self, wrt: int = 0, name: str | None = None) -> None:
+        if wrt not in (0, 1, 2):
+            raise ValueError(f"Hyp2F1Grad: wrt must be 0 (a), 1 (b) or 2 (c), got {wrt!r}")
+        super().__init__(name=name)
+        self.wrt = int(wrt)
+
+    def elementwise(self, a, b, c, z):
+        dtypes = tuple(np.asarray(v).dtype for v in (a, b, c, z))
+        out = sp.hyp2f1.resolve_dtypes((*dtypes, None))[-1]
+        return np.asarray(self._vectorized(a, b, c, z, self.wrt)).astype(out, copy=False)
+
+    def L_op(self, inputs, outputs, output_grads):
+        (a, b, c, z), (gz,) = inputs, output_grads
+        # d/dz of dF/dp, with dF/dz = (a b / c) F(a + 1, b + 1; c + 1; z): the product rule
+        shifted = (a + 1, b + 1, c + 1, z)
+        own = (b / c, a / c, -a * b / (c * c))[self.wrt]
+        slope = own * hyp2f1(*shifted) + a * b / c * Hyp2F1Grad(self.wrt)(*shifted)
+        reason = "The second derivative with respect to a parameter is not implemented."
+        return [
+            *(grad_not_implemented(self, k, v, reason) for k, v in enumerate((a, b, c))),
+            _grad_term(z, gz * slope),
+        ]
+
+    def __str__(self) -> str:
+        return f"hyp2f1_grad{{wrt={'abc'[self.wrt]}}}"
+
+
+def hyp2f1_grad(a, b, c, z, wrt):
+    """The derivatives of ``hyp2f1(a, b, c, z)`` with respect to the parameters numbered in
+    ``wrt`` (0: a, 1: b, 2: c), as ``pytensor.scalar.math.hyp2f1_grad``."""
+    return [_HYP2F1_GRADS[k](a, b, c, z) for k in wrt]
 
 
 class OwensT(BinaryScalarOp):
@@ -170,6 +212,8 @@ gammaincinv = GammaIncInv(name="gammaincinv")
 gammainccinv = GammaIncCInv(name="gammainccinv")
 betaincinv = BetaIncInv(name="betaincinv")
 hyp2f1 = Hyp2F1(name="hyp2f1")
+_hyp2f1_grad_a, _hyp2f1_grad_b, _hyp2f1_grad_c = (Hyp2F1Grad(k) for k in range(3))
+_HYP2F1_GRADS = (_hyp2f1_grad_a, _hyp2f1_grad_b, _hyp2f1_grad_c)
 owens_t = OwensT(name="owens_t")
 
 __all__ = [
@@ -177,6 +221,7 @@ __all__ = [
     "gammainccinv",
     "gammaincinv",
     "hyp2f1",
+    "hyp2f1_grad",
     "ive",
     "kn",
     "kv",

@@ -110,13 +110,15 @@ def _beta_inverse(a: Any, b: Any, y: Any) -> Any:
     return jnp.where(invalid, jnp.nan, x)
 
 
-def _broadcast(node: Apply, args: tuple) -> list:
-    (dtype,) = output_dtypes(node)
+def _broadcast(node: Apply | None, args: tuple) -> list:
+    """The arguments broadcast together, in the node's output dtype (without a node: their
+    common float dtype)."""
+    dtype = output_dtypes(node)[0] if node is not None else jnp.result_type(*args, 1.0)
     return list(jnp.broadcast_arrays(*(jnp.asarray(v, dtype) for v in args)))
 
 
 @jax_funcify.register(GammaIncInv)
-def jax_funcify_GammaIncInv(op: GammaIncInv, node: Apply, **kwargs: Any) -> Callable:
+def jax_funcify_GammaIncInv(op: GammaIncInv, node: Apply | None = None, **kwargs: Any) -> Callable:
     def gammaincinv(a, p):
         return _gamma_inverse(*_broadcast(node, (a, p)), lower_given=True)
 
@@ -124,7 +126,9 @@ def jax_funcify_GammaIncInv(op: GammaIncInv, node: Apply, **kwargs: Any) -> Call
 
 
 @jax_funcify.register(GammaIncCInv)
-def jax_funcify_GammaIncCInv(op: GammaIncCInv, node: Apply, **kwargs: Any) -> Callable:
+def jax_funcify_GammaIncCInv(
+    op: GammaIncCInv, node: Apply | None = None, **kwargs: Any
+) -> Callable:
     def gammainccinv(a, q):
         return _gamma_inverse(*_broadcast(node, (a, q)), lower_given=False)
 
@@ -132,7 +136,7 @@ def jax_funcify_GammaIncCInv(op: GammaIncCInv, node: Apply, **kwargs: Any) -> Ca
 
 
 @jax_funcify.register(BetaIncInv)
-def jax_funcify_BetaIncInv(op: BetaIncInv, node: Apply, **kwargs: Any) -> Callable:
+def jax_funcify_BetaIncInv(op: BetaIncInv, node: Apply | None = None, **kwargs: Any) -> Callable:
     def betaincinv(a, b, y):
         return _beta_inverse(*_broadcast(node, (a, b, y)))
 

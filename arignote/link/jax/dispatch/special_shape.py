@@ -1,11 +1,13 @@
 """JAX versions of the shape derivatives of the incomplete gamma and beta integrals
-(``GammaIncGrad``, ``BetaIncGrad`` in ``scalar/special.py``).
+(``GammaIncGrad``, ``BetaIncGrad`` in ``scalar/special.py``) and of the parameter derivatives
+of Gauss's hypergeometric function (``Hyp2F1Grad``, ``scalar/special_more.py``).
 
 ``dP(a, x)/da`` is XLA's own ``igamma_grad_a``. JAX has no derivative of ``betainc`` in its
 shapes (``jax.grad`` refuses), so the continued fraction of ``perform``
 (``scalar/incomplete_shape.py``) is written here over whole arrays: every element steps
 together in one ``lax.while_loop`` until all have converged, each carrying its derivatives in
-both shapes; an element that has converged keeps its values.
+both shapes; an element that has converged keeps its values. The 2F1 series is summed the
+same way (with Pfaff's transformation for z < 0), as ``perform`` does.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ import jax.scipy.special as jsp
 from arignote.graph.basic import Apply
 from arignote.link.jax.dispatch.basic import jax_funcify
 from arignote.link.jax.dispatch.special import _broadcast
+from arignote.scalar.hyp2f1_params import MAX_TERMS as HYP2F1_TERMS
 from arignote.scalar.incomplete_shape import EPS, MAX_STEPS, TINY
 from arignote.scalar.special import BetaIncGrad, GammaIncGrad
+from arignote.scalar.special_more import Hyp2F1Grad
 from jax import dtypes, lax
 
 
@@ -141,7 +145,9 @@ def _betainc_grad(a: Any, b: Any, x: Any, wrt_a: bool) -> Any:
 
 
 @jax_funcify.register(GammaIncGrad)
-def jax_funcify_GammaIncGrad(op: GammaIncGrad, node: Apply, **kwargs: Any) -> Callable:
+def jax_funcify_GammaIncGrad(
+    op: GammaIncGrad, node: Apply | None = None, **kwargs: Any
+) -> Callable:
     def gammainc_grad(a, x):
         return _gammainc_grad(*_broadcast(node, (a, x)))
 
@@ -149,9 +155,74 @@ def jax_funcify_GammaIncGrad(op: GammaIncGrad, node: Apply, **kwargs: Any) -> Ca
 
 
 @jax_funcify.register(BetaIncGrad)
-def jax_funcify_BetaIncGrad(op: BetaIncGrad, node: Apply, **kwargs: Any) -> Callable:
+def jax_funcify_BetaIncGrad(op: BetaIncGrad, node: Apply | None = None, **kwargs: Any) -> Callable:
     def betainc_grad(a, b, x):
         args = _broadcast(node, (a, b, x))
         return _betainc_grad(*args, op.wrt_a).astype(args[0].dtype)
 
     return betainc_grad
+
+
+# -- the parameters of Gauss's hypergeometric function ------------------------------------------
+
+
+def _hyp2f1_series(p: Any, q: Any, r: Any, w: Any) -> tuple:
+    """The 2F1 series at ``w`` in [0, 1) and its derivatives in p, q, r (see
+    ``hyp2f1_params._series_with_derivatives``); NaN where it has not converged."""
+    steady = jnp.maximum(jnp.maximum(jnp.abs(p), jnp.abs(q)), jnp.abs(r)) + 2.0
+    eps = max(EPS, float(jnp.finfo(w.dtype).eps) / 2)
+
+    def body(carry):
+        n, terms, sums, done = carry
+        term, dt_p, dt_q, dt_r = terms
+        scale = w / ((r + n) * (n + 1.0))
+        ratio = (p + n) * (q + n) * scale
+        new_terms = (
+            term * ratio,
+            dt_p * ratio + term * (q + n) * scale,
+            dt_q * ratio + term * (p + n) * scale,
+            dt_r * ratio - term * ratio / (r + n),
+        )
+        new_sums = tuple(jnp.where(done, s, s + t) for s, t in zip(sums, new_terms))
+        small = [jnp.abs(t) <= eps * jnp.abs(s) for t, s in zip(new_terms, new_sums)]
+        return (
+            n + 1.0,
+            new_terms,
+            new_sums,
+            done | ((n > steady) & small[0] & small[1] & small[2] & small[3]),
+        )
+
+    def cond(carry):
+        n, _, _, done = carry
+        return (n < HYP2F1_TERMS) & ~jnp.all(done)
+
+    ones, zeros = jnp.ones_like(w), jnp.zeros_like(w)
+    start = (jnp.asarray(0.0, w.dtype), (ones, zeros, zeros, zeros), (ones, zeros, zeros, zeros))
+    _, _, sums, done = lax.while_loop(cond, body, (*start, jnp.zeros(w.shape, bool)))
+    return tuple(jnp.where(done, s, jnp.nan) for s in sums)
+
+
+def _hyp2f1_grad(a: Any, b: Any, c: Any, z: Any, wrt: int) -> Any:
+    wide = jnp.promote_types(a.dtype, dtypes.canonicalize_dtype(jnp.float64))
+    a, b, c, z = (jnp.asarray(v, wide) for v in (a, b, c, z))
+    pole = (c <= 0) & (c == jnp.floor(c))
+    valid = ~pole & (z < 1) & ~jnp.isnan(a) & ~jnp.isnan(b)
+    z_ = jnp.where(valid, z, 0.5)
+    pfaff = z_ < 0  # F(a, b; c; z) = (1 - z)^-a F(a, c - b; c; z / (z - 1))
+    q, w = jnp.where(pfaff, c - b, b), jnp.where(pfaff, z_ / (z_ - 1.0), z_)
+    g, dg_p, dg_q, dg_r = _hyp2f1_series(a, q, c, w)
+    log_base = jnp.log1p(-z_)
+    scale = jnp.exp(-a * log_base)
+    transformed = (scale * (dg_p - log_base * g), -scale * dg_q, scale * (dg_q + dg_r))[wrt]
+    direct = (dg_p, dg_q, dg_r)[wrt]
+    value = jnp.where(pfaff, transformed, direct)
+    return jnp.where(valid, jnp.where(z == 0, 0.0, value), jnp.nan)
+
+
+@jax_funcify.register(Hyp2F1Grad)
+def jax_funcify_Hyp2F1Grad(op: Hyp2F1Grad, node: Apply | None = None, **kwargs: Any) -> Callable:
+    def hyp2f1_grad(a, b, c, z):
+        args = _broadcast(node, (a, b, c, z))
+        return _hyp2f1_grad(*args, op.wrt).astype(args[0].dtype)
+
+    return hyp2f1_grad

@@ -12,7 +12,7 @@ import numba
 from arignote.link.numba.dispatch.basic import NotNative
 from arignote.link.numba.dispatch.scalar import SCALAR_FUNCTIONS, override, translate
 from arignote.link.numba.dispatch.scipy_special import entry_point
-from arignote.scalar import incomplete_shape, special
+from arignote.scalar import hyp2f1_params, incomplete_shape, special, special_more
 from arignote.scalar.kernels import formula_for
 
 _gamma = entry_point("gamma", 1)
@@ -116,6 +116,8 @@ for _helper in (
     "_unit_lentz_numerator",
 ):
     numba.extending.register_jitable(getattr(incomplete_shape, _helper))
+for _helper in ("_series_with_derivatives", "_negligible"):
+    numba.extending.register_jitable(getattr(hyp2f1_params, _helper))
 _JIT = {"cache": False, "error_model": "numpy"}
 
 SCALAR_FUNCTIONS.update(
@@ -123,6 +125,7 @@ SCALAR_FUNCTIONS.update(
     arignote_factorial_exact=factorial_exact,
     arignote_gammainc_grad=numba.njit(**_JIT)(incomplete_shape.gammainc_shape_derivative),
     arignote_betainc_grad=numba.njit(**_JIT)(incomplete_shape.betainc_shape_derivative),
+    arignote_hyp2f1_grad=numba.njit(**_JIT)(hyp2f1_params.hyp2f1_parameter_derivative),
 )
 
 
@@ -149,3 +152,9 @@ def _gammainc_grad(op, args, dtypes):
 def _betainc_grad(op, args, dtypes):
     a, b, x = (f"np.float64({arg})" for arg in args)
     return f"arignote_betainc_grad({a}, {b}, {x}, {op.wrt_a})"
+
+
+@override(special_more.Hyp2F1Grad)
+def _hyp2f1_grad(op, args, dtypes):
+    a, b, c, z = (f"np.float64({arg})" for arg in args)
+    return f"arignote_hyp2f1_grad({a}, {b}, {c}, {z}, {op.wrt})"
