@@ -9,6 +9,7 @@ this module serves the same names, taken from :mod:`arignote.tensor.linalg`. It 
 from typing import Any
 
 from arignote.tensor import linalg
+from arignote.tensor.linalg import decompositions
 
 _NAMES = (
     "SVD Det Eig Eigh Lstsq MatrixInverse MatrixPinv SLogDet det eig eigh inv kron lstsq "
@@ -19,6 +20,8 @@ NAMES = frozenset(_NAMES.split())
 
 
 def __getattr__(name: str) -> Any:
+    if name == "qr":  # numpy.linalg.qr's (mode="reduced" by default), as PyTensor 2's nlinalg
+        return decompositions.qr
     if name in NAMES:
         return getattr(linalg, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

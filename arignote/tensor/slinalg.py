@@ -2,9 +2,9 @@
 
 ``pytensor.tensor.slinalg`` (deprecated in PyTensor 3 in favour of ``pytensor.tensor.linalg``)
 still serves code written against its reference, ``from pytensor.tensor.slinalg import
-solve``: this module serves the same names, taken from :mod:`arignote.tensor.linalg`, except
-:func:`qr`, which keeps SciPy's default mode here. It has no ``__all__``: the names stay out of
-the ``arignote.tensor`` namespace, as in PyTensor.
+solve``: this module serves the same names, taken from :mod:`arignote.tensor.linalg` (its
+``qr`` is SciPy's, with pivoting). It has no ``__all__``: the names stay out of the
+``arignote.tensor`` namespace, as in PyTensor.
 """
 
 from typing import Any
@@ -13,18 +13,12 @@ from arignote.tensor import linalg
 
 _NAMES = (
     "BaseBlockDiagonal BlockDiagonal Cholesky CholeskySolve Eigvalsh EigvalshGrad Expm LU "
-    "LUFactor PivotToPermutations QR QZ Schur Solve SolveBase SolveTriangular block_diag "
+    "LUFactor PivotToPermutations PivotedQR QR QZ Schur Solve SolveBase SolveTriangular block_diag "
     "cho_solve cholesky eigvalsh expm lu lu_factor lu_solve ordqz pivot_to_permutation qz "
-    "schur solve solve_continuous_lyapunov solve_discrete_are solve_discrete_lyapunov "
+    "qr schur solve solve_continuous_lyapunov solve_discrete_are solve_discrete_lyapunov "
     "solve_sylvester solve_triangular"
 )
 NAMES = frozenset(_NAMES.split())
-
-
-def qr(a: Any, mode: str = "full") -> Any:
-    """QR decomposition of each matrix of ``a``, like ``scipy.linalg.qr``: by default
-    (``mode="full"``) ``Q`` is square; see :func:`arignote.tensor.linalg.qr` for the modes."""
-    return linalg.qr(a, mode=mode)
 
 
 def __getattr__(name: str) -> Any:
@@ -34,4 +28,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(NAMES | {"qr"})
+    return sorted(NAMES)

@@ -17,6 +17,8 @@ from arignote.tensor.optimize import root_scalar
 
 import arignote
 import arignote.tensor as pt
+from arignote.graph.basic import Apply
+from arignote.graph.op import Op
 
 cache = pytest.importorskip("arignote.link.numba.cache")
 cache_cli = pytest.importorskip("arignote.cache")
@@ -391,3 +393,28 @@ def test_a_loaded_entry_leaves_no_constants_file_open(_private_cache):
     assert list((_private_cache / "numba").glob("arignote_*.npz"))
     open_files = [os.path.realpath(fd) for fd in Path("/proc/self/fd").iterdir()]
     assert not [name for name in open_files if name.endswith(".npz")]
+
+
+def test_an_object_mode_node_of_three_outputs_is_cached():
+    # The cached module named its globals o0, o1, ...: the object-mode kernel of a node with
+    # three outputs assigned its locals o0, o1, o2 and called the global renamed o2 (numba:
+    # "Variable 'o2' is not defined"); the names now have a prefix no kernel uses.
+
+    class ThreeWays(Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            x = pt.as_tensor_variable(x)
+            return Apply(self, [x], [x.type() for _ in range(3)])
+
+        def perform(self, node, inputs, output_storage):
+            (x,) = inputs
+            for k, cell in enumerate(output_storage):
+                cell[0] = x * (k + 1)
+
+    x = pt.dvector("x")
+    fn = arignote.function([x], ThreeWays()(x, return_list=True), mode="NUMBA")
+    for _ in range(3):  # (the first calls may run on the VM while native code compiles)
+        results = fn(np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(np.stack(results), [[1, 2], [2, 4], [3, 6]])
+    assert "ThreeWays" in {why.key for why in fn.runner.fallbacks.values()}

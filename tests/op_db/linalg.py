@@ -135,6 +135,27 @@ def _qr_samples(rng):
     ]
 
 
+def _pivoted_qr_samples(rng):
+    return [
+        Sample((_tall(rng, 5, 3),), {"mode": "economic"}, name="economic"),
+        Sample((_tall(rng, 3, 5, (2,)),), {"mode": "r"}, name="r-wide-batched"),
+        Sample((_tall(rng, 4, 4),), {"mode": "full"}, name="full-square"),
+    ]
+
+
+def _pivoted_qr(x, mode):
+    return la.qr(x, mode=mode, pivoting=True)
+
+
+def _pivoted_qr_ref(x, mode):
+    """scipy.linalg.qr(pivoting=True) matrix by matrix; mode "r": the economic R."""
+    stack = x.reshape(-1, *x.shape[-2:])
+    scipy_mode = "economic" if mode == "r" else mode
+    factors = [scipy.linalg.qr(m, mode=scipy_mode, pivoting=True) for m in stack]
+    outputs = [np.stack(f).reshape(*x.shape[:-2], *f[0].shape) for f in zip(*factors)]
+    return outputs[1:] if mode == "r" else outputs
+
+
 def _pinv_samples(rng):
     return [
         Sample((_tall(rng, 5, 3),), name="tall"),
@@ -317,6 +338,14 @@ register(
             Directive("rop", NOT_DIFFERENTIABLE, samples=["raw"]),
             Directive("adjoint", NOT_DIFFERENTIABLE, samples=["raw"]),
         ],
+    ),
+    OpInfo(
+        "qr[pivoting]",
+        _pivoted_qr,
+        _pivoted_qr_ref,
+        _pivoted_qr_samples,
+        FLOAT_DTYPES,
+        op_class=la.PivotedQR,
     ),
     OpInfo("pinv", la.pinv, np.linalg.pinv, _pinv_samples, FLOAT_DTYPES, op_class=la.MatrixPinv),
     OpInfo("lstsq", _lstsq, _lstsq_ref, _lstsq_samples, FLOAT_DTYPES, op_class=la.Lstsq),

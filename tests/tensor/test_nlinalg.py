@@ -14,10 +14,21 @@ from arignote.tensor import linalg, nlinalg, slinalg
 
 @pytest.mark.parametrize("module", [nlinalg, slinalg])
 def test_every_name_is_linalgs(module):
-    for name in module.NAMES:
+    own = {"qr"} if module is nlinalg else set()  # numpy.linalg.qr's default mode there
+    for name in module.NAMES - own:
         assert getattr(module, name) is getattr(linalg, name), name
     with pytest.raises(AttributeError):
         module.not_a_function  # noqa: B018
+
+
+def test_qr_defaults_follow_numpy_in_nlinalg_and_scipy_in_linalg(rng):
+    a = pt.dmatrix("a")
+    tall = rng.normal(size=(5, 3))
+    thin = arignote.function([a], list(nlinalg.qr(a)))(tall)  # numpy.linalg.qr: reduced
+    full = arignote.function([a], list(linalg.qr(a)))(tall)  # PyTensor 3, SciPy: full
+    assert [v.shape for v in thin] == [(5, 3), (3, 3)]
+    assert [v.shape for v in full] == [(5, 5), (5, 3)]
+    assert slinalg.qr is linalg.qr
 
 
 def test_imports_from_pytensor_paths(rng):

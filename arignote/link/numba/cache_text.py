@@ -94,7 +94,9 @@ class _Writer:
         self.object_mode: set[str] = set()  # functions entering object mode, or calling one
 
     def _new_name(self, value: Any, prefix: str) -> str:
-        name = f"{prefix}{len(self.names)}" if prefix != "graph" else prefix
+        # "_m_": no kernel's local variable has it (an object-mode kernel of three outputs
+        # assigned its locals o0, o1, o2 and called the global renamed o2)
+        name = f"_m_{prefix}{len(self.names)}" if prefix != "graph" else prefix
         self.names[id(value)] = name
         self.keep.append(value)
         return name

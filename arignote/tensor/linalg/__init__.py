@@ -19,6 +19,7 @@ from arignote.tensor.linalg.lu import *
 from arignote.tensor.linalg.matrix_equations import *
 from arignote.tensor.linalg.misc import *
 from arignote.tensor.linalg.norms import *
+from arignote.tensor.linalg.pivoted_qr import *
 from arignote.tensor.linalg.riccati import *
 from arignote.tensor.linalg.schur import *
 from arignote.tensor.linalg.solve import *

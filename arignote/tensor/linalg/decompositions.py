@@ -719,7 +719,8 @@ _SCIPY_QR_MODES = {"economic": "reduced", "full": "complete"}
 
 
 def qr(a: Any, mode: str = "reduced") -> Any:
-    """QR decomposition of each matrix of ``a``, like ``numpy.linalg.qr``.
+    """QR decomposition of each matrix of ``a``, like ``numpy.linalg.qr`` (served as
+    ``arignote.tensor.nlinalg.qr``; ``arignote.tensor.linalg.qr`` is SciPy's, with pivoting).
 
     ``mode`` is ``"reduced"`` (default), ``"complete"``, ``"r"`` (``R`` only) or ``"raw"``;
     SciPy's names, which PyTensor also takes, mean the same: ``"economic"`` is ``"reduced"``
@@ -742,6 +743,5 @@ __all__ = [
     "cholesky",
     "eig",
     "eigh",
-    "qr",
     "svd",
 ]

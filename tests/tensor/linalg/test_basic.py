@@ -217,7 +217,7 @@ SEVERAL_SEEDS = {
         lambda r, b: [_separated(r, b, 3, 5)],
     ),
     "qr": (
-        lambda a: la.qr(a)[0] ** 2,
+        lambda a: la.qr(a, mode="economic")[0] ** 2,
         lambda a: np.linalg.qr(a)[0] ** 2,
         lambda r, b: [_separated(r, b, 3, 4)],
     ),

@@ -215,3 +215,15 @@ def test_eigh_takes_numpy_and_scipy_spellings(rng):
     assert la.eigh(a, lower=False, driver="evd")[0].owner.op.uplo == "U"
     with pytest.raises(ValueError, match="driver"):
         la.eigh(a, driver="fast")
+
+
+def test_pivoted_qr_reveals_the_rank(rng):
+    low_rank = rng.normal(size=(6, 2)) @ rng.normal(size=(2, 4))
+    a = pt.dmatrix("a")
+    q, r, p = arignote.function([a], list(la.qr(a, mode="economic", pivoting=True)))(low_rank)
+    assert p.dtype == np.int32 and sorted(p) == [0, 1, 2, 3]
+    np.testing.assert_allclose(q @ r, low_rank[:, p], atol=1e-12)
+    diagonal = np.abs(np.diag(r))
+    assert np.all(np.diff(diagonal) <= 1e-12) and diagonal[2] < 1e-12 < diagonal[1]
+    with pytest.raises(ValueError, match="raw"):
+        la.qr(a, mode="raw", pivoting=True)

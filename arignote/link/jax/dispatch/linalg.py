@@ -13,6 +13,7 @@ from arignote.tensor.linalg.decompositions import QR, SVD, Cholesky, Eig, Eigh
 from arignote.tensor.linalg.inverse import Det, MatrixInverse, SlogDet
 from arignote.tensor.linalg.least_squares import Lstsq, MatrixPinv
 from arignote.tensor.linalg.misc import BlockDiagonal, DiagonalBlocks, Expm, ExpmFrechet
+from arignote.tensor.linalg.pivoted_qr import PivotedQR
 from arignote.tensor.linalg.solve import ChoSolve, Solve, SolveTriangular
 
 register_unsupported(Eig, "jax.numpy.linalg.eig runs on CPU only and is not differentiable")
@@ -64,6 +65,14 @@ def _cholesky(x: Any, op: Cholesky) -> Any:
     return jnp.where(failed, jnp.nan, factor)
 
 
+def _pivoted_qr(x: Any, mode: str) -> tuple:
+    # (mode "r": the economic R, min(M, N) rows, as perform; JAX's own "r" keeps M rows)
+    q, r, p = jsl.qr(x, mode="full" if mode == "complete" else "economic", pivoting=True)
+    if x.shape[-2] == 0:  # no rows: SciPy leaves the columns in place
+        p = jnp.broadcast_to(jnp.arange(x.shape[-1]), p.shape)
+    return (r, p.astype(jnp.int32)) if mode == "r" else (q, r, p.astype(jnp.int32))
+
+
 # op class -> function of (op, node) building the JAX computation on the inputs
 _BUILDERS: dict[type, Callable] = {
     Cholesky: lambda op, node: lambda x: _cholesky(x, op),
@@ -88,6 +97,7 @@ _BUILDERS: dict[type, Callable] = {
         if op.mode == "r"
         else (lambda x: tuple(jnp.linalg.qr(x, mode=op.mode)))
     ),
+    PivotedQR: lambda op, node: lambda x: _pivoted_qr(x, op.mode),
     MatrixPinv: lambda op, node: (
         (lambda x: jnp.linalg.pinv(x, rtol=op.cutoff, hermitian=op.hermitian))
         if op.hermitian

@@ -20,10 +20,11 @@ from collections.abc import Callable
 from arignote.graph.basic import Apply
 from arignote.link.numba.dispatch.basic import NotNative, compile_source, numba_funcify
 from arignote.link.numba.dispatch.linalg_kernels import expm, householder_qr
-from arignote.link.numba.dispatch.linalg_qr import qr_function
+from arignote.link.numba.dispatch.linalg_qr import pivoted_qr_function, qr_function
 from arignote.tensor.linalg.decompositions import QR, SVD, Cholesky
 from arignote.tensor.linalg.least_squares import MatrixPinv
 from arignote.tensor.linalg.misc import BlockDiagonal, Expm
+from arignote.tensor.linalg.pivoted_qr import PivotedQR
 
 _FLOATS = frozenset({"float32", "float64"})
 
@@ -148,6 +149,30 @@ def _qr(op: QR, node: Apply) -> Callable:
         outs, call = [("(m, m)", _out(node, 0)), ("(m, n)", _out(node, 1))], ["r0, r1 = lapack(a)"]
     source = _batched(node, outs, _qr_of_empty(op.mode) + _indented(call), False)
     return compile_source(source, "kernel", {"lapack": qr_function(op.mode == "complete")})
+
+
+@numba_funcify.register(PivotedQR)
+def _pivoted_qr(op: PivotedQR, node: Apply) -> Callable:
+    if node.inputs[0].type.dtype not in _FLOATS:  # (the permutation is int32)
+        raise NotNative("PivotedQR", f"dtype {node.inputs[0].type.dtype}: real floats only")
+    factors = {
+        "r": [("(k, n)", _out(node))],
+        "reduced": [("(m, k)", _out(node, 0)), ("(k, n)", _out(node, 1))],
+        "complete": [("(m, m)", _out(node, 0)), ("(m, n)", _out(node, 1))],
+    }[op.mode]
+    outs = [*factors, ("(n,)", "int32")]
+    last = len(factors)  # the permutation's output
+    empty = _qr_of_empty(op.mode)
+    empty.insert(-1, f"    r{last} = np.arange(n).astype(np.int32)")  # SciPy's: no move
+    names = ", ".join(f"r{j}" for j in range(last + 1))
+    call = [
+        # scipy.linalg.qr checks finiteness (LAPACK would factor the NaNs)
+        "if not np.isfinite(a).all():",
+        "    raise ValueError('array must not contain infs or NaNs')",
+        f"{names} = lapack(a)" if op.mode != "r" else f"_, r0, r{last} = lapack(a)",
+    ]
+    source = _batched(node, outs, empty + _indented(call), False)
+    return compile_source(source, "kernel", {"lapack": pivoted_qr_function(op.mode == "complete")})
 
 
 @numba_funcify.register(MatrixPinv)
