@@ -186,7 +186,7 @@ for _reason, _module, _names in [
     (PRINTER_CLASSES, "pytensor.tensor.subtensor", "IncSubtensorPrinter SubtensorPrinter"),
     # tensor: modules
     (C_BACKEND, "pytensor.tensor", "blas_c blas_headers elemwise_cgen"),
-    (PY_INTERNAL, "pytensor.tensor", "exceptions functional symbolic type_other utils"),
+    (PY_INTERNAL, "pytensor.tensor", "symbolic type_other utils"),
     # tensor: functions and ops not built yet
     (GRAPH_FUNCTION, "pytensor.tensor.basic", "PermuteRowElements"),
     (GRAPH_FUNCTION, "pytensor.tensor.basic", "permute_row_elements"),

@@ -85,11 +85,29 @@ from arignote.tensor.static_shape import infer_static_shape, transfer
 _bind_pytensor_paths(globals())
 
 # PyTensor's tensor namespace also holds these
+from numpy import e, euler_gamma, inf, nan, pi  # (Python floats)
+
 from arignote.graph.op import Op
 
 # PyTensor 3's reshaping helpers and interpolation; the xlogx module
-from arignote.tensor import xlogx
+# PyTensor's module paths for its exceptions and functional helpers, and NumPy's constants,
+# which pytensor.tensor re-exports (``pt.pi``)
+from arignote.tensor import exceptions, functional, xlogx
 from arignote.tensor.interpolate import interp, interpolate1d
 from arignote.tensor.packing import join_dims, pack, split_dims, unpack
 from arignote.tensor.random.type import NoneConst, none_type_t
-from arignote.tensor.type import values_eq_approx_always_true
+from arignote.tensor.type import (
+    complex_matrix_types,
+    complex_scalar_types,
+    complex_types,
+    complex_vector_types,
+    float_matrix_types,
+    float_scalar_types,
+    float_types,
+    float_vector_types,
+    int_matrix_types,
+    int_scalar_types,
+    int_types,
+    int_vector_types,
+    values_eq_approx_always_true,
+)

@@ -6,6 +6,8 @@ import importlib
 import pkgutil
 from collections import defaultdict
 
+import pytest
+
 import arignote.tensor as pt
 
 
@@ -30,3 +32,18 @@ def test_no_two_families_export_the_same_name():
 def test_every_family_export_is_reachable_from_the_package():
     for name, modules in family_exports().items():
         assert hasattr(pt, name), f"pt.{name} (from {modules}) is missing"
+
+
+def test_pytensor_constants_and_module_paths():
+    import numpy as np
+
+    from arignote.tensor.exceptions import AdvancedIndexingError, NotScalarConstantError
+    from arignote.tensor.functional import vectorize
+
+    assert (pt.pi, pt.e, pt.euler_gamma) == (np.pi, np.e, np.euler_gamma)
+    assert pt.inf == np.inf and np.isnan(pt.nan)
+    assert issubclass(AdvancedIndexingError, TypeError)
+    with pytest.raises(NotScalarConstantError):
+        pt.get_underlying_scalar_constant_value(pt.dvector())
+    assert vectorize is pt.vectorize
+    assert pt.dmatrix().type in pt.float_matrix_types
