@@ -567,6 +567,17 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
 _QR_MODES = ("reduced", "complete", "r", "raw")
 
 
+def qr_factor_shapes(mode: str, batch: tuple, m: Any, n: Any, k: Any) -> list[tuple]:
+    """The shapes of the QR factors of ``(*batch, m, n)`` matrices in ``mode`` (``k`` the
+    smaller length), static or symbolic."""
+    return {
+        "reduced": [(*batch, m, k), (*batch, k, n)],
+        "complete": [(*batch, m, m), (*batch, m, n)],
+        "r": [(*batch, k, n)],
+        "raw": [(*batch, n, m), (*batch, k)],
+    }[mode]
+
+
 class QR(Op):
     """QR decomposition (``numpy.linalg.qr``) in one of NumPy's modes.
 
@@ -584,14 +595,8 @@ class QR(Op):
 
     def make_node(self, x):
         x = matrix_input(self, x)
-        batch, (m, n) = batch_of(x), x.type.shape[-2:]
-        k = min_length(m, n)
-        shapes = {
-            "reduced": [(*batch, m, k), (*batch, k, n)],
-            "complete": [(*batch, m, m), (*batch, m, n)],
-            "r": [(*batch, k, n)],
-            "raw": [(*batch, n, m), (*batch, k)],
-        }[self.mode]
+        (m, n) = x.type.shape[-2:]
+        shapes = qr_factor_shapes(self.mode, batch_of(x), m, n, min_length(m, n))
         return Apply(self, [x], [tensor_type(x.type.dtype, s)() for s in shapes])
 
     def perform(self, node, inputs, output_storage):
@@ -605,13 +610,7 @@ class QR(Op):
     def infer_shape(self, fgraph, node, input_shapes):
         (shape,) = input_shapes
         batch, m, n = tuple(shape[:-2]), shape[-2], shape[-1]
-        k = _symbolic_min(node.inputs[0], m, n)
-        return {
-            "reduced": [(*batch, m, k), (*batch, k, n)],
-            "complete": [(*batch, m, m), (*batch, m, n)],
-            "r": [(*batch, k, n)],
-            "raw": [(*batch, n, m), (*batch, k)],
-        }[self.mode]
+        return qr_factor_shapes(self.mode, batch, m, n, _symbolic_min(node.inputs[0], m, n))
 
     def L_op(self, inputs, outputs, output_grads):
         (x,) = inputs

@@ -18,7 +18,13 @@ from arignote.graph.grad_types import grad_not_implemented, is_disconnected
 from arignote.graph.op import Op
 from arignote.tensor.indexing_ops import take_along_axis
 from arignote.tensor.linalg.basic import as_matrices, batch_of, is_complex, matrix_input
-from arignote.tensor.linalg.decompositions import _REAL_ONLY, QR, _symbolic_min, min_length
+from arignote.tensor.linalg.decompositions import (
+    _REAL_ONLY,
+    QR,
+    _symbolic_min,
+    min_length,
+    qr_factor_shapes,
+)
 from arignote.tensor.shape import expand_dims
 from arignote.tensor.sort import argsort
 from arignote.tensor.type import tensor_type
@@ -41,12 +47,7 @@ class PivotedQR(Op):
     def make_node(self, x):
         x = matrix_input(self, x)
         batch, (m, n) = batch_of(x), x.type.shape[-2:]
-        k = min_length(m, n)
-        shapes = {
-            "reduced": [(*batch, m, k), (*batch, k, n)],
-            "complete": [(*batch, m, m), (*batch, m, n)],
-            "r": [(*batch, k, n)],
-        }[self.mode]
+        shapes = qr_factor_shapes(self.mode, batch, m, n, min_length(m, n))
         outputs = [tensor_type(x.type.dtype, s)() for s in shapes]
         return Apply(self, [x], [*outputs, tensor_type("int32", (*batch, n))()])
 
@@ -71,12 +72,7 @@ class PivotedQR(Op):
         (shape,) = input_shapes
         batch, m, n = tuple(shape[:-2]), shape[-2], shape[-1]
         k = _symbolic_min(node.inputs[0], m, n)
-        factors = {
-            "reduced": [(*batch, m, k), (*batch, k, n)],
-            "complete": [(*batch, m, m), (*batch, m, n)],
-            "r": [(*batch, k, n)],
-        }[self.mode]
-        return [*factors, (*batch, n)]
+        return [*qr_factor_shapes(self.mode, batch, m, n, k), (*batch, n)]
 
     def L_op(self, inputs, outputs, output_grads):
         (x,) = inputs
