@@ -2,9 +2,10 @@
 incomplete gamma and beta integrals, Bessel functions, ``xlogy``, ``logit``, ``factorial``.
 
 Values and output dtypes are SciPy's (``nfunc`` is the SciPy ufunc). Derivatives are the
-textbook identities (DLMF references in comments). Where a derivative with respect to a
-parameter has no closed form (the order of a Bessel function, the shape of an incomplete gamma
-integral), the gradient is reported as not implemented, never as zero.
+textbook identities (DLMF references in comments). The shape derivatives of the incomplete
+gamma and beta integrals have no closed form: the ops ``GammaIncGrad`` and ``BetaIncGrad``
+compute them (``scalar/incomplete_shape.py``). Where no derivative is computed (the order of a
+Bessel function), the gradient is reported as not implemented, never as zero.
 """
 
 from __future__ import annotations
@@ -288,7 +289,7 @@ class GammaIncGrad(BinaryScalarOp):
     _vectorized = np.vectorize(gammainc_shape_derivative, otypes=[np.float64])
 
     def elementwise(self, a, x):
-        return _in_dtype_of(sp.gammainc, (a, x), self._vectorized(a, x))
+        return in_dtype_of(sp.gammainc, (a, x), self._vectorized(a, x))
 
     def L_op(self, inputs, outputs, output_grads):
         (a, x), (gz,) = inputs, output_grads
@@ -310,7 +311,7 @@ class BetaIncGrad(ScalarOp):
         self.wrt_a = bool(wrt_a)
 
     def elementwise(self, a, b, x):
-        return _in_dtype_of(sp.betainc, (a, b, x), self._vectorized(a, b, x, self.wrt_a))
+        return in_dtype_of(sp.betainc, (a, b, x), self._vectorized(a, b, x, self.wrt_a))
 
     def L_op(self, inputs, outputs, output_grads):
         (a, b, x), (gz,) = inputs, output_grads
@@ -327,7 +328,7 @@ class BetaIncGrad(ScalarOp):
         return f"betainc_grad{{wrt={'a' if self.wrt_a else 'b'}}}"
 
 
-def _in_dtype_of(ufunc, arrays, result):
+def in_dtype_of(ufunc, arrays, result):
     """``result`` (computed in float64) in the dtype ``ufunc`` gives for ``arrays``."""
     dtypes = tuple(np.asarray(v).dtype for v in arrays)
     return np.asarray(result).astype(ufunc.resolve_dtypes((*dtypes, None))[-1], copy=False)

@@ -3,8 +3,9 @@ kind and scaled Bessel functions, the inverses of the incomplete gamma and beta 
 Gauss's hypergeometric function and Owen's T function.
 
 As in :mod:`arignote.scalar.special`, values and output dtypes are SciPy's, derivatives are
-the textbook identities (DLMF references in comments), and a derivative with respect to a
-parameter without a closed form is reported as not implemented, never as zero.
+the textbook identities (DLMF references in comments); those of 2F1 in its parameters are
+computed by ``Hyp2F1Grad`` (``scalar/hyp2f1_params.py``), and the other parameter derivatives
+without a closed form are reported as not implemented, never as zero.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from arignote.scalar.special import (
     beta_log_density,
     erf,
     gamma_log_density,
+    in_dtype_of,
 )
 
 INV_TWO_SQRT_TWO_PI = 1.0 / (2.0 * math.sqrt(2.0 * math.pi))
@@ -163,9 +165,7 @@ class Hyp2F1Grad(ScalarOp):
         self.wrt = int(wrt)
 
     def elementwise(self, a, b, c, z):
-        dtypes = tuple(np.asarray(v).dtype for v in (a, b, c, z))
-        out = sp.hyp2f1.resolve_dtypes((*dtypes, None))[-1]
-        return np.asarray(self._vectorized(a, b, c, z, self.wrt)).astype(out, copy=False)
+        return in_dtype_of(sp.hyp2f1, (a, b, c, z), self._vectorized(a, b, c, z, self.wrt))
 
     def L_op(self, inputs, outputs, output_grads):
         (a, b, c, z), (gz,) = inputs, output_grads
