@@ -12,9 +12,12 @@ machines) and ``--paths`` the paths compared (the reference is always run), for 
 ``--paths NUMBA,JAX``. Worker ``w`` checks the graphs ``start + w``, ``start + w + workers``,
 ..., ``--batch`` of them at a time in one compiled function per path (``check_graphs``: each
 graph's outputs are compared on their own, and a graph that mismatches, or a batch that
-raises, is checked again alone). The last lines (``SUMMARY`` as JSON, then ``FIGURE`` in
-words) are the run's record: graphs checked, every index below which was checked, per path
-the graphs compared, those with an op it cannot convert, and the mismatches.
+raises, is checked again alone). Every ``--graphs-per-process`` graphs a worker's process
+is replaced by a fresh one: numba never frees the machine code a process compiles, about 9 MB
+per NUMBA graph, so a 10,000-graph run in one process would outgrow the machine's memory.
+The last lines (``SUMMARY`` as JSON, then ``FIGURE`` in words) are the run's record: graphs
+checked, every index below which was checked, per path the graphs compared, those with an op
+it cannot convert, and the mismatches.
 """
 
 from __future__ import annotations
@@ -151,13 +154,48 @@ def main() -> None:
     parser.add_argument(
         "--batch", type=int, default=1, help="graphs compiled together (1: each alone)"
     )
+    parser.add_argument(
+        "--graphs-per-process",
+        type=int,
+        default=300,
+        help="graphs a worker process checks before a fresh one takes over (a process keeps "
+        "the machine code it compiles: about 9 MB per NUMBA graph)",
+    )
     args = parser.parse_args()
+    start = time.monotonic()
+    totals = _run_in_chunks(args, deadline=start + 60 * args.minutes)
+    totals["seconds"] = round(time.monotonic() - start)
+    print("SUMMARY", json.dumps(totals), flush=True)
+    print(summary(totals, args), flush=True)
+
+
+def _run_in_chunks(args: argparse.Namespace, deadline: float) -> dict:
+    """The run, ``workers * graphs_per_process`` graphs at a time, each chunk in fresh worker
+    processes; ``next`` is the index below which every graph was checked."""
+    totals: dict[str, int] = {"next": args.start}
+    span = args.workers * args.graphs_per_process
+    for first in range(args.start, args.stop, span):
+        minutes = (deadline - time.monotonic()) / 60
+        if minutes <= 0:
+            break
+        stop = min(first + span, args.stop)
+        chunk = _run_chunk(
+            argparse.Namespace(**{**vars(args), "start": first, "stop": stop, "minutes": minutes})
+        )
+        for key, value in chunk.items():
+            totals[key] = value if key == "next" else totals.get(key, 0) + value
+        if chunk["next"] < stop:  # the deadline came inside this chunk
+            break
+    return totals
+
+
+def _run_chunk(args: argparse.Namespace) -> dict:
+    """The graphs ``args.start`` to ``args.stop``, shared among ``args.workers`` processes."""
     queue = multiprocessing.get_context("fork").Queue()
     workers = [
         multiprocessing.get_context("fork").Process(target=_work, args=(w, args, queue))
         for w in range(args.workers)
     ]
-    start = time.monotonic()
     for process in workers:
         process.start()
     totals: dict[str, int] = {}
@@ -167,9 +205,7 @@ def main() -> None:
             totals[key] = merge(totals[key], value) if key in totals else value
     for process in workers:
         process.join()
-    totals["seconds"] = round(time.monotonic() - start)
-    print("SUMMARY", json.dumps(totals), flush=True)
-    print(summary(totals, args), flush=True)
+    return totals
 
 
 def summary(totals: dict, args: argparse.Namespace) -> str:

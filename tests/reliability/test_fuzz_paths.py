@@ -12,13 +12,16 @@ shrunk graph: it goes into ``test_fuzz_regressions.py``.
 
 from __future__ import annotations
 
+import argparse
+import time
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.differential.compare import check_program, describe
 from tests.differential.generate import programs
-from tests.reliability import fuzz_paths
+from tests.reliability import fuzz_paths, run_fuzz
 from tests.reliability.fuzz_paths import (
     FINISH_NAMES,
     HAVE_JAX,
@@ -125,3 +128,16 @@ def test_a_mismatch_in_a_joint_function_is_attributed_to_its_graph(monkeypatch):
     assert [bool(o.mismatches) for o in outcomes] == [False, True, False]
     assert {m.path for m in outcomes[1].mismatches} == {"vm"}
     assert "only compiled with other graphs" not in outcomes[1].describe()
+
+
+def test_the_long_run_goes_in_fresh_processes_chunk_by_chunk(capsys):
+    # 7 graphs, 2 workers, 2 graphs a process: chunks of 4 (graphs 20-23, then 24-26)
+    args = argparse.Namespace(
+        start=20, stop=27, paths="FAST_COMPILE", workers=2, minutes=5.0, seed=14,
+        graph_seconds=60, batch=1, graphs_per_process=2,
+    )  # fmt: skip
+    totals = run_fuzz._run_in_chunks(args, deadline=time.monotonic() + 300)
+    assert totals["graphs"] == 7 and totals["next"] == 27
+    assert totals["FAST_COMPILE:compared"] + totals["skipped"] == 7
+    stopped = run_fuzz._run_in_chunks(args, deadline=time.monotonic() - 1)
+    assert stopped == {"next": 20}  # the deadline has passed: nothing is checked
