@@ -13,8 +13,9 @@ machines) and ``--paths`` the paths compared (the reference is always run), for 
 ..., ``--batch`` of them at a time in one compiled function per path (``check_graphs``: each
 graph's outputs are compared on their own, and a graph that mismatches, or a batch that
 raises, is checked again alone). Every ``--graphs-per-process`` graphs a worker's process
-is replaced by a fresh one: numba never frees the machine code a process compiles, about 9 MB
-per NUMBA graph, so a 10,000-graph run in one process would outgrow the machine's memory.
+is replaced by a fresh one: a process keeps the kernels it compiles for reuse and numba's
+compilation state, about 9 MB per new NUMBA graph, which 10,000 graphs would take past the
+machine's memory.
 The last lines (``SUMMARY`` as JSON, then ``FIGURE`` in words) are the run's record: graphs
 checked, every index below which was checked, per path the graphs compared, those with an op
 it cannot convert, and the mismatches.
@@ -159,7 +160,7 @@ def main() -> None:
         type=int,
         default=300,
         help="graphs a worker process checks before a fresh one takes over (a process keeps "
-        "the machine code it compiles: about 9 MB per NUMBA graph)",
+        "its compiled kernels: about 9 MB per NUMBA graph)",
     )
     args = parser.parse_args()
     start = time.monotonic()
