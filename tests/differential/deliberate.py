@@ -249,6 +249,17 @@ DELIBERATE: tuple[Deliberate, ...] = (
         error=r"qr\(mode='complete'\): the gradient of a matrix with more rows than columns",
     ),
     Deliberate(
+        "singular-matrix-equation",
+        "solve_sylvester and solve_continuous_lyapunov raise LinAlgError ('Singular matrix') "
+        "when the equation has no unique solution (A and -B share an eigenvalue): arignote "
+        "solves its Kronecker form, a singular system. SciPy's Bartels-Stewart solver "
+        "perturbs the coefficients instead and returns one solution among many, with a "
+        "RuntimeWarning.",
+        kinds=("raises",),
+        entries=("solve_sylvester", "solve_continuous_lyapunov"),
+        error=r"Singular matrix",
+    ),
+    Deliberate(
         "gradient-has-the-input-dtype",
         "A gradient has the dtype of the variable it is taken with respect to (float64 for a "
         "float64 input cast to float32 on the way); PyTensor gives it the dtype of the cast.",
