@@ -157,7 +157,7 @@ class Alloc(Op):
     def perform(self, node, inputs, output_storage):
         value, *shape = inputs
         shape = tuple(int(s) for s in shape)
-        _check_alloc_broadcast(node, value, shape)
+        check_alloc_broadcast(node, value, shape)
         out = output_storage[0][0]
         if out is None or out.shape != shape:
             out = np.empty(shape, dtype=node.outputs[0].type.dtype)
@@ -193,7 +193,9 @@ class Alloc(Op):
         return int(np.prod(sizes, dtype=np.int64)) <= config.max_constant_fold_size
 
 
-def _check_alloc_broadcast(node: Apply, value: np.ndarray, shape: tuple) -> None:
+def check_alloc_broadcast(node: Apply, value: Any, shape: tuple) -> None:
+    """Refuses to stretch a value dimension of length 1 whose type does not say it has length 1
+    (PyTensor's rule against runtime broadcasting); also the backends' check."""
     lead = len(shape) - value.ndim
     static = node.inputs[0].type.shape
     for d, length in enumerate(value.shape):

@@ -216,3 +216,21 @@ def test_invgamma_of_a_subnormal_shape_is_infinite(mode):
     for _ in range(3):  # (NUMBA's first calls may run on the VM while it compiles)
         draws = f(shapes, np.ones(21))
         assert np.all(draws[:20] == np.inf) and 0 < draws[20] < np.inf
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "NUMBA", "JAX"])
+def test_alloc_refuses_runtime_broadcasting_on_every_backend(mode):
+    # A derandomized draw of the harness (alloc of a value whose shape is known only when the
+    # function runs): NUMBA and JAX stretched a length-1 dimension the type does not declare
+    # broadcastable, where the VM (and PyTensor) refuse.
+    if mode == "JAX" and not HAVE_JAX:
+        pytest.skip("jax is not installed")
+    value = pt.dmatrix("value")
+    fn = arignote.function([value], pt.alloc(value, 2, 3, 4), mode=mode)
+    for _ in range(3):  # (NUMBA's first calls may run on the VM while it compiles)
+        np.testing.assert_array_equal(fn(np.ones((3, 4))), np.ones((2, 3, 4)))
+        with pytest.raises(ValueError, match="broadcastable"):
+            fn(np.ones((1, 4)))
+    row = pt.tensor("row", shape=(1, None), dtype="float64")  # declared: it stretches
+    stretched = arignote.function([row], pt.alloc(row, 2, 3, 4), mode=mode)
+    np.testing.assert_array_equal(stretched(np.ones((1, 4))), np.ones((2, 3, 4)))

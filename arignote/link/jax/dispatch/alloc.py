@@ -15,7 +15,7 @@ from arignote.link.jax.dispatch.basic import (
     static_ints,
     static_scalar,
 )
-from arignote.tensor.alloc import Alloc, AllocEmpty, ARange, Eye, Linspace
+from arignote.tensor.alloc import Alloc, AllocEmpty, ARange, Eye, Linspace, check_alloc_broadcast
 from arignote.tensor.join import Join, Split
 
 
@@ -25,7 +25,9 @@ def jax_funcify_Alloc(op: Alloc, node: Apply, **kwargs: Any) -> Callable:
 
     def alloc(value, *shape):
         lengths = tuple(static_ints(s, node, "shape") for s in shape)
-        return jnp.broadcast_to(jnp.asarray(value, dtype), lengths)
+        value = jnp.asarray(value, dtype)
+        check_alloc_broadcast(node, value, lengths)  # (shapes are known when JAX traces)
+        return jnp.broadcast_to(value, lengths)
 
     return alloc
 

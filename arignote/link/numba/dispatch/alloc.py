@@ -33,9 +33,28 @@ def _alloc(op: Alloc, node: Apply) -> Callable:
     return _kernel(
         f"def kernel({_arguments(node)}):\n"
         f"    out = np.empty({shape}, dtype=np.{node.outputs[0].type.dtype})\n"
-        f"    out[...] = {value}\n"
+        + _runtime_broadcast_checks(node)
+        + f"    out[...] = {value}\n"
         "    return out\n"
     )
+
+
+def _runtime_broadcast_checks(node: Apply) -> str:
+    """As ``perform``: a value dimension of length 1 stretches only where its type says so
+    (static length 1), not because it happens to be 1 when the kernel runs."""
+    static = node.inputs[0].type.shape
+    lead = node.outputs[0].type.ndim - len(static)
+    checks = ""
+    for d, length in enumerate(static):
+        if length == 1:
+            continue
+        message = (  # (numba raises constant messages only)
+            f"Alloc: cannot broadcast a value whose dimension {d} has length 1 to another "
+            "length: its type does not declare that dimension broadcastable (static length 1)"
+        )
+        checks += f"    if i0.shape[{d}] == 1 and out.shape[{lead + d}] != 1:\n"
+        checks += f"        raise ValueError({message!r})\n"
+    return checks
 
 
 @numba_funcify.register(AllocEmpty)
