@@ -140,7 +140,7 @@ def _with_shape_grad(samples):
     return extended
 
 
-def _in_float64(ref):
+def in_float64(ref):
     """``ref`` computed on float64 copies of the arguments, in the dtype of the first."""
 
     def in_float64(*args):
@@ -151,13 +151,13 @@ def _in_float64(ref):
 
 
 # the derivative of P(a, x) in a, by central differences (h^2 error ~ 1e-12, rounding ~ 1e-11)
-@_in_float64
+@in_float64
 def _gammainc_shape_ref(a, x, h=1e-5):
     return (sp.gammainc(a + h, x) - sp.gammainc(a - h, x)) / (2 * h)
 
 
 def _betainc_shape_ref(wrt_a, h=1e-5):
-    @_in_float64
+    @in_float64
     def ref(a, b, x):
         if wrt_a:
             return (sp.betainc(a + h, b, x) - sp.betainc(a - h, b, x)) / (2 * h)

@@ -8,6 +8,7 @@ import scipy.special as sp
 import arignote.scalar.special_more as psm
 import arignote.tensor as pt
 from tests.op_db.core import FLOAT_DTYPES, Directive, OpInfo, Sample, register
+from tests.op_db.special import in_float64
 
 
 def _static_first(params, low, high, signed=False):
@@ -44,12 +45,11 @@ def _hyp2f1_samples(rng):
 def _hyp2f1_grad_ref(wrt, h=1e-6):
     """The derivative in parameter ``wrt`` by central differences of SciPy's hyp2f1."""
 
+    @in_float64
     def ref(*args):
-        wide = [np.asarray(v, dtype="float64") for v in args]
-        up, down = list(wide), list(wide)
-        up[wrt], down[wrt] = wide[wrt] + h, wide[wrt] - h
-        slope = (sp.hyp2f1(*up) - sp.hyp2f1(*down)) / (2 * h)
-        return slope.astype(np.result_type(*args, np.float32))
+        up, down = list(args), list(args)
+        up[wrt], down[wrt] = args[wrt] + h, args[wrt] - h
+        return (sp.hyp2f1(*up) - sp.hyp2f1(*down)) / (2 * h)
 
     return ref
 

@@ -28,6 +28,7 @@ from arignote.graph.rewriting.rewriter import (
     Rewriter,
     copy_stack_trace,
 )
+from arignote.graph.traversal import walk
 
 
 class FromFunctionNodeRewriter(NodeRewriter):
@@ -387,16 +388,9 @@ class WalkingGraphRewriter(GraphRewriter):
 def _depth_first_nodes(outputs: Sequence[Variable]) -> list[Apply]:
     """The nodes computing ``outputs``, depth-first from the outputs, last input first (the
     order of PyTensor's ``dfs_rewriter``: a stack onto which each node's inputs are pushed)."""
-    stack, seen, nodes = list(outputs), set(), {}
-    while stack:
-        var = stack.pop()
-        if var in seen:
-            continue
-        seen.add(var)
-        if var.owner is not None:
-            nodes.setdefault(var.owner, None)  # a dict keeps the order of first visits
-            stack.extend(var.owner.inputs)
-    return list(nodes)
+    # ``walk`` visits a variable's expansion first to last: reversed, the last input comes first
+    variables = walk(outputs, lambda v: v.owner.inputs[::-1] if v.owner else None, bfs=False)
+    return list(dict.fromkeys(v.owner for v in variables if v.owner is not None))
 
 
 def _combine(rewriters: Sequence[NodeRewriter]) -> NodeRewriter:
